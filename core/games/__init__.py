@@ -1,0 +1,1 @@
+"""One module per game, each exposing `GAME`, an object implementing `core.protocol.Game`."""

@@ -1,0 +1,445 @@
+"""Mäxchen: two dice under a cup, announcements that must climb, and doubt.
+
+Rules: RULES.md §1 (from seeds/maexchen.txt) and the timeout rule of §4. Values are
+written higher die first ("21" is Mäxchen); `RANKING` orders them lowest to highest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+from core.actions import (
+    Action,
+    Announce,
+    BlindReroll,
+    Doubt,
+    Throw,
+    Timeout,
+    action_to_dict,
+)
+from core.errors import IllegalAction, InvalidDice, MatchNotOver
+from core.events import (
+    DiceThrown,
+    Event,
+    MatchFinished,
+    PlayerForfeited,
+    PlayerId,
+    TableSeated,
+    TurnTimedOut,
+    Visibility,
+)
+from core.options import TableOptions, options_dict, parse_options, require_range
+from core.outcome import Outcome
+from core.table import check_dice, check_seating, check_turn
+
+NAME = "maexchen"
+MAEXCHEN = 21
+RANKING: tuple[int, ...] = (
+    31, 32, 41, 42, 43, 51, 52, 53, 54, 61, 62, 63, 64, 65, 11, 22, 33, 44, 55, 66, 21,
+)  # fmt: skip
+RANK: dict[int, int] = {value: rank for rank, value in enumerate(RANKING)}
+NO_VALUE = 0  # no announcement yet in this round / no throw in hand
+
+
+def throw_value(first: int, second: int) -> int:
+    """The value of a throw, higher die first: (1, 2) is 21, (5, 5) is 55."""
+    return first * 10 + second if first >= second else second * 10 + first
+
+
+@dataclass(frozen=True, slots=True)
+class MaexchenOptions(TableOptions):
+    """Mäxchen's rule options; both variants are off by default (RULES.md §1)."""
+
+    penalty_limit: int = 3
+    allow_equal: bool = False
+    blind_reroll: bool = False
+
+    def validate(self) -> None:
+        """Raise `InvalidOption` for a value out of its range."""
+        TableOptions.validate(self)
+        require_range(self, "penalty_limit", 1, 100)
+
+
+class Stage(StrEnum):
+    """Where the player to act stands in their turn."""
+
+    OPENING = "opening"  # starts the round: must throw, nothing to doubt
+    RESPONSE = "response"  # doubt the announcement, or believe it and throw
+    ANNOUNCE = "announce"  # has thrown and looked: announce (or reroll blind)
+    ANNOUNCE_BLIND = "announce_blind"  # rerolled without looking: must announce
+    OVER = "over"
+
+
+class MaexchenState(NamedTuple):
+    """One Mäxchen table. Seats are indices into `seats`; -1 means nobody.
+
+    `under_cup` is the announcer's last throw and `in_hand` the current player's throw;
+    both are secrets that only `view` and `core.audit` decide who may see.
+    """
+
+    options: MaexchenOptions
+    seats: tuple[PlayerId, ...]
+    survivors: int
+    penalty_points: tuple[int, ...]
+    timeouts: tuple[int, ...]
+    eliminated: tuple[int, ...]  # seats in the order they were eliminated
+    turn: int  # seat to act, -1 once over
+    stage: Stage
+    announcement: int  # last announced value this round, NO_VALUE before the first
+    announcer: int  # seat of the last announcer, -1 before the first
+    under_cup: int  # the announcer's last throw
+    under_cup_seen: bool  # False when the announcer rerolled blind
+    in_hand: int  # the acting player's current throw, NO_VALUE before they throw
+    round: int
+    version: int
+
+
+class RoundStarted(NamedTuple):
+    """A new round begins with `starter` throwing first."""
+
+    round: int
+    starter: PlayerId
+
+
+class Announced(NamedTuple):
+    """`player` announced `value` and passed the cup on."""
+
+    player: PlayerId
+    value: int
+
+
+class Doubted(NamedTuple):
+    """`player` doubted; the cup was lifted and `revealed` shown to all."""
+
+    player: PlayerId
+    announcer: PlayerId
+    announcement: int
+    revealed: int
+    announcement_held: bool
+
+
+class PenaltyGiven(NamedTuple):
+    """`player` was in the wrong and received `points`; `total` is their new count."""
+
+    player: PlayerId
+    points: int
+    total: int
+
+
+class PlayerEliminated(NamedTuple):
+    """`player` reached the penalty limit and left the table."""
+
+    player: PlayerId
+
+
+def _announcement_allowed(announcement: int, value: int, allow_equal: bool) -> bool:
+    if announcement == NO_VALUE:
+        return True
+    if announcement == MAEXCHEN:  # nothing ranks higher: only "einstellen" (21 again)
+        return value == MAEXCHEN
+    rank, previous = RANK[value], RANK[announcement]
+    return rank > previous or (allow_equal and rank == previous)
+
+
+_ANNOUNCE = {value: Announce(value) for value in RANKING}
+_LEGAL_CACHE: dict[tuple[Stage, int, bool, bool], tuple[Action, ...]] = {}
+
+
+def _legal_actions(stage: Stage, announcement: int, options: MaexchenOptions) -> tuple[Action, ...]:
+    key = (stage, announcement, options.allow_equal, options.blind_reroll)
+    cached = _LEGAL_CACHE.get(key)
+    if cached is not None:
+        return cached
+    actions: tuple[Action, ...]
+    if stage is Stage.OPENING:
+        actions = (Throw(),)
+    elif stage is Stage.RESPONSE:
+        actions = (Doubt(), Throw())
+    elif stage is Stage.OVER:
+        actions = ()
+    else:
+        actions = tuple(
+            _ANNOUNCE[value]
+            for value in RANKING
+            if _announcement_allowed(announcement, value, options.allow_equal)
+        )
+        if stage is Stage.ANNOUNCE and options.blind_reroll:
+            actions = (*actions, BlindReroll())
+    _LEGAL_CACHE[key] = actions
+    return actions
+
+
+class Maexchen:
+    """The Mäxchen game behind the common `Game` protocol."""
+
+    name = NAME
+    title = "Mäxchen"
+    min_players = 2
+
+    def parse_options(self, raw: Mapping[str, object] | None) -> MaexchenOptions:
+        """Validate Mäxchen's rule options by name."""
+        return parse_options(MaexchenOptions, raw, NAME)
+
+    def seat(
+        self,
+        players: Sequence[PlayerId],
+        options: Mapping[str, object] | None = None,
+        survivors: int = 1,
+    ) -> tuple[MaexchenState, tuple[Event, ...]]:
+        """Seat a table; the first seat starts the first round."""
+        parsed = self.parse_options(options)
+        seats = check_seating(NAME, players, survivors, self.min_players)
+        zeros = (0,) * len(seats)
+        state = MaexchenState(
+            options=parsed, seats=seats, survivors=survivors, penalty_points=zeros,
+            timeouts=zeros, eliminated=(), turn=0, stage=Stage.OPENING,
+            announcement=NO_VALUE, announcer=-1, under_cup=NO_VALUE, under_cup_seen=False,
+            in_hand=NO_VALUE, round=1, version=0,
+        )  # fmt: skip
+        return state, (
+            TableSeated(NAME, seats, options_dict(parsed), survivors),
+            RoundStarted(1, seats[0]),
+        )
+
+    def to_act(self, state: MaexchenState) -> PlayerId | None:
+        """The player to act, or None once the table is over."""
+        return None if state.turn < 0 else state.seats[state.turn]
+
+    def legal_actions(self, state: MaexchenState) -> tuple[Action, ...]:
+        """Throw to open; doubt or throw in response; then the announcements allowed."""
+        return _legal_actions(state.stage, state.announcement, state.options)
+
+    def dice_needed(self, state: MaexchenState, action: Action) -> int:
+        """Two dice for a throw or a blind reroll, none otherwise."""
+        return 2 if type(action) is Throw or type(action) is BlindReroll else 0
+
+    def apply(
+        self, state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int] = ()
+    ) -> tuple[MaexchenState, tuple[Event, ...]]:
+        """Apply one action of the player to act (RULES.md §1 and §4)."""
+        check_turn(NAME, self.to_act(state), player)
+        kind = type(action)
+        if kind is Throw:
+            return _throw(state, player, dice)
+        if kind is Announce:
+            assert isinstance(action, Announce)
+            return _announce(state, player, action.value)
+        if kind is Doubt:
+            return _doubt(state, player)
+        if kind is BlindReroll:
+            return _blind_reroll(state, player, dice)
+        if kind is Timeout:
+            return _timeout(state, player)
+        raise IllegalAction(f"Mäxchen has no action '{action.kind}'", rule="RULES.md §1")
+
+    def view(self, state: MaexchenState, viewer: PlayerId | None) -> dict[str, object]:
+        """What `viewer` may see: public table facts plus only their own throw."""
+        to_act = self.to_act(state)
+        view: dict[str, object] = {
+            "game": NAME,
+            "version": state.version,
+            "round": state.round,
+            "stage": state.stage.value,
+            "options": options_dict(state.options),
+            "survivors": state.survivors,
+            "seats": [
+                {
+                    "player": player,
+                    "penalty_points": state.penalty_points[seat],
+                    "timeouts": state.timeouts[seat],
+                    "eliminated": seat in state.eliminated,
+                }
+                for seat, player in enumerate(state.seats)
+            ],
+            "to_act": to_act,
+            "announcement": state.announcement or None,
+            "announcer": state.seats[state.announcer] if state.announcer >= 0 else None,
+        }
+        if viewer is not None and viewer == to_act:
+            view["legal_actions"] = [action_to_dict(a) for a in self.legal_actions(state)]
+            if state.stage is Stage.ANNOUNCE:
+                view["your_throw"] = state.in_hand
+        if (
+            viewer is not None
+            and state.announcer >= 0
+            and viewer == state.seats[state.announcer]
+            and state.under_cup_seen
+        ):
+            view["your_throw_under_cup"] = state.under_cup
+        if state.stage is Stage.OVER:
+            view["ranking"] = list(self.outcome(state).ranking)
+        return view
+
+    def is_over(self, state: MaexchenState) -> bool:
+        """True once at most `survivors` players are left."""
+        return state.stage is Stage.OVER
+
+    def outcome(self, state: MaexchenState) -> Outcome:
+        """Active players by fewer penalty points then seat; then later eliminations first."""
+        if state.stage is not Stage.OVER:
+            raise MatchNotOver("the Mäxchen table is still being played")
+        return Outcome.from_ranking(
+            _ranking(state),
+            dict(zip(state.seats, state.penalty_points, strict=True)),
+            "penalty_points",
+            lower_measure_is_better=True,
+        )
+
+
+def _ranking(state: MaexchenState) -> tuple[PlayerId, ...]:
+    active = sorted(
+        (seat for seat in range(len(state.seats)) if seat not in state.eliminated),
+        key=lambda seat: (state.penalty_points[seat], seat),
+    )
+    return tuple(state.seats[seat] for seat in (*active, *reversed(state.eliminated)))
+
+
+def _two_dice(dice: Sequence[int]) -> int:
+    if len(dice) == 2:
+        first, second = dice
+        if type(first) is int and type(second) is int and 0 < first < 7 and 0 < second < 7:
+            return throw_value(first, second)
+    check_dice(dice, 2)  # raises with the precise complaint
+    raise InvalidDice("unreachable")  # pragma: no cover
+
+
+def _next_active(state: MaexchenState, seat: int) -> int:
+    count = len(state.seats)
+    candidate = (seat + 1) % count
+    while candidate in state.eliminated:
+        candidate = (candidate + 1) % count
+    return candidate
+
+
+def _throw(
+    state: MaexchenState, player: PlayerId, dice: Sequence[int]
+) -> tuple[MaexchenState, tuple[Event, ...]]:
+    if state.stage is not Stage.OPENING and state.stage is not Stage.RESPONSE:
+        raise IllegalAction(
+            "you have thrown already: announce a value now", rule="RULES.md §1 believe and throw"
+        )
+    value = _two_dice(dice)
+    new = MaexchenState(
+        state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
+        state.eliminated, state.turn, Stage.ANNOUNCE, state.announcement, state.announcer,
+        state.under_cup, state.under_cup_seen, value, state.round, state.version + 1,
+    )  # fmt: skip
+    return new, (DiceThrown(player, tuple(dice), Visibility.THROWER),)
+
+
+def _blind_reroll(
+    state: MaexchenState, player: PlayerId, dice: Sequence[int]
+) -> tuple[MaexchenState, tuple[Event, ...]]:
+    if not state.options.blind_reroll:
+        raise IllegalAction(
+            "blind rerolls are not allowed at this table", rule="RULES.md §1 blind_reroll"
+        )
+    if state.stage is not Stage.ANNOUNCE:
+        raise IllegalAction(
+            "a blind reroll comes once, after looking at your throw",
+            rule="RULES.md §1 blind_reroll",
+        )
+    value = _two_dice(dice)
+    new = MaexchenState(
+        state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
+        state.eliminated, state.turn, Stage.ANNOUNCE_BLIND, state.announcement, state.announcer,
+        state.under_cup, state.under_cup_seen, value, state.round, state.version + 1,
+    )  # fmt: skip
+    return new, (DiceThrown(player, tuple(dice), Visibility.NOBODY),)
+
+
+def _announce(
+    state: MaexchenState, player: PlayerId, value: int
+) -> tuple[MaexchenState, tuple[Event, ...]]:
+    stage = state.stage
+    if stage is not Stage.ANNOUNCE and stage is not Stage.ANNOUNCE_BLIND:
+        raise IllegalAction("throw before you announce", rule="RULES.md §1 believe and throw")
+    if value not in RANK:
+        raise IllegalAction(
+            f"{value} is not a Mäxchen value; values are {', '.join(map(str, RANKING))}",
+            rule="RULES.md §1 ranking",
+        )
+    if not _announcement_allowed(state.announcement, value, state.options.allow_equal):
+        if state.announcement == MAEXCHEN:
+            message = "after an announced 21 the only announcement is 21"
+            rule = "RULES.md §1 einstellen"
+        else:
+            relation = "at least" if state.options.allow_equal else "higher than"
+            message = f"announcement {value} must rank {relation} {state.announcement}"
+            rule = "RULES.md §1 allow_equal" if state.options.allow_equal else "RULES.md §1"
+        raise IllegalAction(message, rule=rule)
+    seat = state.turn
+    new = MaexchenState(
+        state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
+        state.eliminated, _next_active(state, seat), Stage.RESPONSE, value, seat,
+        state.in_hand, stage is Stage.ANNOUNCE, NO_VALUE, state.round, state.version + 1,
+    )  # fmt: skip
+    return new, (Announced(player, value),)
+
+
+def _doubt(state: MaexchenState, player: PlayerId) -> tuple[MaexchenState, tuple[Event, ...]]:
+    if state.stage is not Stage.RESPONSE:
+        raise IllegalAction(
+            "there is no announcement to doubt yet"
+            if state.stage is Stage.OPENING
+            else "you have thrown already: announce a value now",
+            rule="RULES.md §1 doubt",
+        )
+    held = RANK[state.under_cup] >= RANK[state.announcement]
+    in_the_wrong = state.turn if held else state.announcer
+    points = 2 if state.announcement == MAEXCHEN else 1
+    doubted = Doubted(
+        player, state.seats[state.announcer], state.announcement, state.under_cup, held
+    )
+    return _end_round(state, in_the_wrong, points, (doubted,), forfeits=False)
+
+
+def _timeout(state: MaexchenState, player: PlayerId) -> tuple[MaexchenState, tuple[Event, ...]]:
+    seat = state.turn
+    timeouts = _bump(state.timeouts, seat, 1)
+    limit = state.options.forfeit_after_timeouts
+    timed_out = TurnTimedOut(player, timeouts[seat])
+    state = state._replace(timeouts=timeouts)
+    return _end_round(state, seat, 1, (timed_out,), forfeits=limit > 0 and timeouts[seat] >= limit)
+
+
+def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
+    return (*values[:seat], values[seat] + by, *values[seat + 1 :])
+
+
+def _end_round(
+    state: MaexchenState,
+    in_the_wrong: int,
+    points: int,
+    events: tuple[Event, ...],
+    *,
+    forfeits: bool,
+) -> tuple[MaexchenState, tuple[Event, ...]]:
+    """Give the penalty, eliminate if due, and either finish the table or start a round."""
+    penalty_points = _bump(state.penalty_points, in_the_wrong, points)
+    loser = state.seats[in_the_wrong]
+    events = (*events, PenaltyGiven(loser, points, penalty_points[in_the_wrong]))
+    eliminated = state.eliminated
+    if forfeits:
+        eliminated = (*eliminated, in_the_wrong)
+        events = (*events, PlayerForfeited(loser))
+    elif penalty_points[in_the_wrong] >= state.options.penalty_limit:
+        eliminated = (*eliminated, in_the_wrong)
+        events = (*events, PlayerEliminated(loser))
+    new = MaexchenState(
+        state.options, state.seats, state.survivors, penalty_points, state.timeouts,
+        eliminated, in_the_wrong, Stage.OPENING, NO_VALUE, -1, NO_VALUE, False, NO_VALUE,
+        state.round + 1, state.version + 1,
+    )  # fmt: skip
+    if len(state.seats) - len(eliminated) <= state.survivors:
+        over = new._replace(turn=-1, stage=Stage.OVER)
+        return over, (*events, MatchFinished(_ranking(over)))
+    if in_the_wrong in eliminated:  # decision: the next active player after them starts
+        new = new._replace(turn=_next_active(new, in_the_wrong))
+    return new, (*events, RoundStarted(new.round, new.seats[new.turn]))
+
+
+GAME = Maexchen()

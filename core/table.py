@@ -1,0 +1,51 @@
+"""Checks every game makes the same way: seating, whose turn, the dice handed in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.errors import InvalidDice, InvalidSeating, MatchOver, NotYourTurn
+from core.events import PlayerId
+
+MAX_PLAYERS_AT_TABLE = 12
+
+
+def check_seating(
+    game: str, players: Sequence[PlayerId], survivors: int, min_players: int
+) -> tuple[PlayerId, ...]:
+    """The seat order as a tuple; raises `InvalidSeating` naming what is wrong."""
+    seats = tuple(players)
+    if not min_players <= len(seats) <= MAX_PLAYERS_AT_TABLE:
+        raise InvalidSeating(
+            f"{game} is played by {min_players} to {MAX_PLAYERS_AT_TABLE} players at a table, "
+            f"got {len(seats)}",
+            rule="RULES.md §5 table_size",
+        )
+    if len(set(seats)) != len(seats):
+        raise InvalidSeating("a player may take only one seat at a table", rule="seating")
+    if not 1 <= survivors < len(seats):
+        raise InvalidSeating(
+            f"survivors must be between 1 and {len(seats) - 1} for {len(seats)} players, "
+            f"got {survivors}",
+            rule="RULES.md §5 advance",
+        )
+    return seats
+
+
+def check_turn(game: str, to_act: PlayerId | None, player: PlayerId) -> None:
+    """Raise `MatchOver` once the table is over, `NotYourTurn` for anyone but `to_act`."""
+    if to_act is None:
+        raise MatchOver(f"this {game} table is over", rule="match end")
+    if player != to_act:
+        raise NotYourTurn(f"it is {to_act}'s turn, not {player}'s", rule="seat order")
+
+
+def check_dice(dice: Sequence[int], needed: int) -> tuple[int, ...]:
+    """`dice` as a tuple if it has exactly `needed` faces of 1..6, else `InvalidDice`."""
+    faces = tuple(dice)
+    if len(faces) != needed:
+        raise InvalidDice(f"this action needs {needed} dice, got {len(faces)}")
+    for face in faces:
+        if type(face) is not int or not 1 <= face <= 6:
+            raise InvalidDice(f"a die shows 1 to 6, got {face!r}")
+    return faces

@@ -39,9 +39,10 @@ def require_range(options: TableOptions, name: str, low: int, high: int) -> None
 
 def parse_options(cls: type[OptionsT], raw: Mapping[str, object] | None, game: str) -> OptionsT:
     """Build `cls` from `raw`, naming the first unknown or invalid option in the error."""
-    raw = raw or {}
-    hints = get_type_hints(cls)
-    known = {f.name for f in fields(cls)}
+    if not raw:
+        return cls()
+    hints = _hints(cls)
+    known = hints.keys()
     for name in raw:
         if name not in known:
             raise UnknownOption(
@@ -52,6 +53,18 @@ def parse_options(cls: type[OptionsT], raw: Mapping[str, object] | None, game: s
     options = cls(**raw)  # type: ignore[arg-type]
     options.validate()
     return options
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type[TableOptions]) -> dict[str, Any]:
+    """Each option's declared type, resolved once per class (resolving is slow)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        resolved = get_type_hints(cls)
+        hints = _HINTS[cls] = {f.name: resolved[f.name] for f in fields(cls)}
+    return hints
 
 
 def options_dict(options: TableOptions) -> dict[str, object]:

@@ -6,7 +6,7 @@ written higher die first ("21" is Mäxchen); `RANKING` orders them lowest to hig
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
@@ -144,32 +144,33 @@ def _announcement_allowed(announcement: int, value: int, allow_equal: bool) -> b
     return rank > previous or (allow_equal and rank == previous)
 
 
+_ALLOWED: dict[tuple[int, bool], frozenset[int]] = {
+    (announcement, allow_equal): frozenset(
+        value for value in RANKING if _announcement_allowed(announcement, value, allow_equal)
+    )
+    for announcement in (NO_VALUE, *RANKING)
+    for allow_equal in (False, True)
+}
 _ANNOUNCE = {value: Announce(value) for value in RANKING}
-_LEGAL_CACHE: dict[tuple[Stage, int, bool, bool], tuple[Action, ...]] = {}
-
-
-def _legal_actions(stage: Stage, announcement: int, options: MaexchenOptions) -> tuple[Action, ...]:
-    key = (stage, announcement, options.allow_equal, options.blind_reroll)
-    cached = _LEGAL_CACHE.get(key)
-    if cached is not None:
-        return cached
-    actions: tuple[Action, ...]
-    if stage is Stage.OPENING:
-        actions = (Throw(),)
-    elif stage is Stage.RESPONSE:
-        actions = (Doubt(), Throw())
-    elif stage is Stage.OVER:
-        actions = ()
-    else:
-        actions = tuple(
-            _ANNOUNCE[value]
-            for value in RANKING
-            if _announcement_allowed(announcement, value, options.allow_equal)
-        )
-        if stage is Stage.ANNOUNCE and options.blind_reroll:
-            actions = (*actions, BlindReroll())
-    _LEGAL_CACHE[key] = actions
-    return actions
+_OPENING_CHOICES: tuple[Action, ...] = (Throw(),)
+_RESPONSE_CHOICES: tuple[Action, ...] = (Doubt(), Throw())
+# Announcements allowed after each announcement, by `allow_equal`, then by `blind_reroll`
+# (a blind reroll is offered beside the announcements until it has been used).
+_ANNOUNCE_CHOICES: dict[bool, dict[bool, dict[int, tuple[Action, ...]]]] = {
+    allow_equal: {
+        with_reroll: {
+            announcement: (
+                *(_ANNOUNCE[value] for value in RANKING if value in allowed),
+                *((BlindReroll(),) if with_reroll else ()),
+            )
+            for (announcement, equal), allowed in _ALLOWED.items()
+            if equal == allow_equal
+        }
+        for with_reroll in (False, True)
+    }
+    for allow_equal in (False, True)
+}
+_DICE_ACTIONS = frozenset({Throw, BlindReroll})
 
 
 class Maexchen:
@@ -210,30 +211,32 @@ class Maexchen:
 
     def legal_actions(self, state: MaexchenState) -> tuple[Action, ...]:
         """Throw to open; doubt or throw in response; then the announcements allowed."""
-        return _legal_actions(state.stage, state.announcement, state.options)
+        stage = state.stage
+        if stage is Stage.RESPONSE:
+            return _RESPONSE_CHOICES
+        if stage is Stage.OPENING:
+            return _OPENING_CHOICES
+        if stage is Stage.OVER:
+            return ()
+        options = state.options
+        reroll = options.blind_reroll and stage is Stage.ANNOUNCE
+        return _ANNOUNCE_CHOICES[options.allow_equal][reroll][state.announcement]
 
     def dice_needed(self, state: MaexchenState, action: Action) -> int:
         """Two dice for a throw or a blind reroll, none otherwise."""
-        return 2 if type(action) is Throw or type(action) is BlindReroll else 0
+        return 2 if type(action) in _DICE_ACTIONS else 0
 
     def apply(
         self, state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int] = ()
     ) -> tuple[MaexchenState, tuple[Event, ...]]:
         """Apply one action of the player to act (RULES.md §1 and §4)."""
-        check_turn(NAME, self.to_act(state), player)
-        kind = type(action)
-        if kind is Throw:
-            return _throw(state, player, dice)
-        if kind is Announce:
-            assert isinstance(action, Announce)
-            return _announce(state, player, action.value)
-        if kind is Doubt:
-            return _doubt(state, player)
-        if kind is BlindReroll:
-            return _blind_reroll(state, player, dice)
-        if kind is Timeout:
-            return _timeout(state, player)
-        raise IllegalAction(f"Mäxchen has no action '{action.kind}'", rule="RULES.md §1")
+        seat = state.turn
+        if seat < 0 or state.seats[seat] != player:
+            check_turn(NAME, self.to_act(state), player)
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise IllegalAction(f"Mäxchen has no action '{action.kind}'", rule="RULES.md §1")
+        return handler(state, player, action, dice)
 
     def view(self, state: MaexchenState, viewer: PlayerId | None) -> dict[str, object]:
         """What `viewer` may see: public table facts plus only their own throw."""
@@ -297,41 +300,51 @@ def _ranking(state: MaexchenState) -> tuple[PlayerId, ...]:
     return tuple(state.seats[seat] for seat in (*active, *reversed(state.eliminated)))
 
 
-def _two_dice(dice: Sequence[int]) -> int:
-    if len(dice) == 2:
-        first, second = dice
-        if type(first) is int and type(second) is int and 0 < first < 7 and 0 < second < 7:
-            return throw_value(first, second)
-    check_dice(dice, 2)  # raises with the precise complaint
-    raise InvalidDice("unreachable")  # pragma: no cover
+# Every legal pair of dice, mapped to its value and its canonical tuple: one dict lookup
+# both validates the caller's dice and reads the throw on the hot path.
+_THROWS: dict[tuple[int, ...], tuple[int, tuple[int, int]]] = {
+    (first, second): (throw_value(first, second), (first, second))
+    for first in range(1, 7)
+    for second in range(1, 7)
+}
+
+
+def _two_dice(dice: Sequence[int]) -> tuple[int, tuple[int, int]]:
+    known = _THROWS.get(dice if type(dice) is tuple else tuple(dice))
+    if known is None or type(dice[0]) is not int or type(dice[1]) is not int:
+        check_dice(dice, 2)  # raises with the precise complaint
+        raise InvalidDice(f"a die shows 1 to 6, got {dice!r}")
+    return known
 
 
 def _next_active(state: MaexchenState, seat: int) -> int:
     count = len(state.seats)
     candidate = (seat + 1) % count
+    if not state.eliminated:
+        return candidate
     while candidate in state.eliminated:
         candidate = (candidate + 1) % count
     return candidate
 
 
 def _throw(
-    state: MaexchenState, player: PlayerId, dice: Sequence[int]
+    state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int]
 ) -> tuple[MaexchenState, tuple[Event, ...]]:
     if state.stage is not Stage.OPENING and state.stage is not Stage.RESPONSE:
         raise IllegalAction(
             "you have thrown already: announce a value now", rule="RULES.md §1 believe and throw"
         )
-    value = _two_dice(dice)
+    value, faces = _two_dice(dice)
     new = MaexchenState(
         state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
         state.eliminated, state.turn, Stage.ANNOUNCE, state.announcement, state.announcer,
         state.under_cup, state.under_cup_seen, value, state.round, state.version + 1,
     )  # fmt: skip
-    return new, (DiceThrown(player, tuple(dice), Visibility.THROWER),)
+    return new, (DiceThrown(player, faces, Visibility.THROWER),)
 
 
 def _blind_reroll(
-    state: MaexchenState, player: PlayerId, dice: Sequence[int]
+    state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int]
 ) -> tuple[MaexchenState, tuple[Event, ...]]:
     if not state.options.blind_reroll:
         raise IllegalAction(
@@ -342,27 +355,31 @@ def _blind_reroll(
             "a blind reroll comes once, after looking at your throw",
             rule="RULES.md §1 blind_reroll",
         )
-    value = _two_dice(dice)
+    value, faces = _two_dice(dice)
     new = MaexchenState(
         state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
         state.eliminated, state.turn, Stage.ANNOUNCE_BLIND, state.announcement, state.announcer,
         state.under_cup, state.under_cup_seen, value, state.round, state.version + 1,
     )  # fmt: skip
-    return new, (DiceThrown(player, tuple(dice), Visibility.NOBODY),)
+    return new, (DiceThrown(player, faces, Visibility.NOBODY),)
 
 
 def _announce(
-    state: MaexchenState, player: PlayerId, value: int
+    state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int]
 ) -> tuple[MaexchenState, tuple[Event, ...]]:
+    assert isinstance(action, Announce)
+    if dice:
+        check_dice(dice, 0)
+    value = action.value
     stage = state.stage
     if stage is not Stage.ANNOUNCE and stage is not Stage.ANNOUNCE_BLIND:
         raise IllegalAction("throw before you announce", rule="RULES.md §1 believe and throw")
-    if value not in RANK:
-        raise IllegalAction(
-            f"{value} is not a Mäxchen value; values are {', '.join(map(str, RANKING))}",
-            rule="RULES.md §1 ranking",
-        )
-    if not _announcement_allowed(state.announcement, value, state.options.allow_equal):
+    if value not in _ALLOWED[state.announcement, state.options.allow_equal]:
+        if value not in RANK:
+            raise IllegalAction(
+                f"{value} is not a Mäxchen value; values are {', '.join(map(str, RANKING))}",
+                rule="RULES.md §1 ranking",
+            )
         if state.announcement == MAEXCHEN:
             message = "after an announced 21 the only announcement is 21"
             rule = "RULES.md §1 einstellen"
@@ -380,7 +397,11 @@ def _announce(
     return new, (Announced(player, value),)
 
 
-def _doubt(state: MaexchenState, player: PlayerId) -> tuple[MaexchenState, tuple[Event, ...]]:
+def _doubt(
+    state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int]
+) -> tuple[MaexchenState, tuple[Event, ...]]:
+    if dice:
+        check_dice(dice, 0)
     if state.stage is not Stage.RESPONSE:
         raise IllegalAction(
             "there is no announcement to doubt yet"
@@ -397,7 +418,11 @@ def _doubt(state: MaexchenState, player: PlayerId) -> tuple[MaexchenState, tuple
     return _end_round(state, in_the_wrong, points, (doubted,), forfeits=False)
 
 
-def _timeout(state: MaexchenState, player: PlayerId) -> tuple[MaexchenState, tuple[Event, ...]]:
+def _timeout(
+    state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int]
+) -> tuple[MaexchenState, tuple[Event, ...]]:
+    if dice:
+        check_dice(dice, 0)
     seat = state.turn
     timeouts = _bump(state.timeouts, seat, 1)
     limit = state.options.forfeit_after_timeouts
@@ -441,5 +466,16 @@ def _end_round(
         new = new._replace(turn=_next_active(new, in_the_wrong))
     return new, (*events, RoundStarted(new.round, new.seats[new.turn]))
 
+
+_Handler = Callable[
+    [MaexchenState, PlayerId, Action, Sequence[int]], tuple[MaexchenState, tuple[Event, ...]]
+]
+_HANDLERS: dict[type, _Handler] = {
+    Throw: _throw,
+    Announce: _announce,
+    Doubt: _doubt,
+    BlindReroll: _blind_reroll,
+    Timeout: _timeout,
+}
 
 GAME = Maexchen()

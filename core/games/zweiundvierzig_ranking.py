@@ -1,0 +1,94 @@
+"""42 muss kommen: how throws rank, how a round's turns compare, and how a table ranks.
+
+Rules: RULES.md §3 (from seeds/zweiundvierzig.txt). Values are written higher die
+first; `RANKING` orders them best to worst, from 42 down to 32. Pure helpers of
+`core.games.zweiundvierzig`, which holds the state machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+RANKING: tuple[int, ...] = (
+    42, 22, 54, 31, 11, 53, 21, 65, 52, 66, 64, 51, 55, 63, 43, 44, 62, 41, 33, 61, 32,
+)  # fmt: skip
+RANK: dict[int, int] = {value: rank for rank, value in enumerate(RANKING)}  # 0 is best
+NO_THROW = 0  # a turn that timed out before its first throw
+# A missing throw is worse than any throw (RULES.md §4: none thrown is the worst result).
+_BADNESS: dict[int, int] = {**RANK, NO_THROW: len(RANKING)}
+
+
+def throw_value(first: int, second: int) -> int:
+    """The value of a throw, higher die first: (2, 4) is 42, (5, 5) is 55."""
+    return first * 10 + second if first >= second else second * 10 + first
+
+
+class TurnResult(NamedTuple):
+    """One finished turn of a round: the seat, its last throw (or NO_THROW), throws used."""
+
+    seat: int
+    value: int
+    throws: int
+
+
+def badness(result: TurnResult, position: int) -> tuple[int, int, int]:
+    """Sort key of a turn at `position` in the round's playing order; higher is worse.
+
+    RULES.md §3: the value by the ranking; on equal value more throws used is worse; on
+    equal value and throws the later thrower is worse ("Mit ist Schitt"). Turns without a
+    throw are worse than any throw, and among them the later is worse (decision).
+    """
+    return (_BADNESS[result.value], result.throws, position)
+
+
+def worst_and_best(results: Sequence[TurnResult]) -> tuple[int, int]:
+    """Positions in `results` (playing order) of the round's worst and best turn."""
+    worst = best = 0
+    worst_key = best_key = badness(results[0], 0)
+    for position in range(1, len(results)):
+        key = badness(results[position], position)
+        if key > worst_key:
+            worst, worst_key = position, key
+        elif key < best_key:
+            best, best_key = position, key
+    return worst, best
+
+
+def best_position(results: Sequence[TurnResult]) -> int | None:
+    """Position of the best turn in `results`, or None when nobody has finished."""
+    if not results:
+        return None
+    return min(range(len(results)), key=lambda position: badness(results[position], position))
+
+
+def top_places_known(survivors: int, group: int, above: int, unplaced: int) -> bool:
+    """Whether the set of players in places 1..survivors is fixed (decision on "known").
+
+    `group` players left together after the Hinrunde and hold places 1..group in an order
+    still open; `above` counts every place fixed from the top (group included); `unplaced`
+    players are still at the table just below them. The set is known unless the cut after
+    place `survivors` runs through the open group or through the players at the table.
+    """
+    if group > survivors:
+        return False
+    return not above < survivors < above + unplaced
+
+
+def table_ranking(
+    *,
+    group: Sequence[int],
+    group_placed: Sequence[int],
+    left: Sequence[int],
+    unplaced: Sequence[int],
+    bottom: Sequence[int],
+    sticks: Sequence[int],
+) -> tuple[int, ...]:
+    """Seats best first: earlier departures first, forfeits and the last holder at the end.
+
+    Decisions: places inside a group the play-off has not ordered follow seat order;
+    players still at the table when the match stops rank below every leaver, fewer
+    sticks first, then seat order; `bottom` lists places fixed from the bottom, last first.
+    """
+    at_table = sorted(unplaced, key=lambda seat: (sticks[seat], seat))
+    return (*sorted(group), *reversed(group_placed), *left, *at_table, *reversed(bottom))

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from core.errors import UnknownGame
-from core.games import maexchen
+from core.games import maexchen, mariechen, zweiundvierzig
 from core.protocol import Game
 
-_GAMES: dict[str, Game[Any]] = {game.name: game for game in (maexchen.GAME,)}
+_GAMES: dict[str, Game[Any]] = {
+    game.name: game for game in (maexchen.GAME, mariechen.GAME, zweiundvierzig.GAME)
+}
 
 
 def game_names() -> tuple[str, ...]:

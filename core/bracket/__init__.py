@@ -1,0 +1,51 @@
+"""The tournament bracket engine: elimination tables fed by consecutive tables (RULES.md §5).
+
+`BracketPlan` fixes the whole shape up front from (players, table_size, advance);
+`core.bracket.progression` moves players through it with pure functions; `Bracket`
+runs a tournament in memory on top of them. No randomness, clock or I/O: the seed and
+the tables' outcomes come in as arguments.
+"""
+
+from core.bracket.decisions import (
+    ByeGiven,
+    Decision,
+    RoundCompleted,
+    SeatTable,
+    Standing,
+    TournamentFinished,
+)
+from core.bracket.plan import BracketPlan, InvalidBracket, TableRef
+from core.bracket.progression import (
+    Exit,
+    advancing,
+    check_outcome,
+    exits,
+    first_round,
+    seat_next,
+    standings,
+)
+from core.bracket.seeding import organizer_order, seed_key, seeded_order
+from core.bracket.tournament import Bracket
+
+__all__ = [
+    "Bracket",
+    "BracketPlan",
+    "ByeGiven",
+    "Decision",
+    "Exit",
+    "InvalidBracket",
+    "RoundCompleted",
+    "SeatTable",
+    "Standing",
+    "TableRef",
+    "TournamentFinished",
+    "advancing",
+    "check_outcome",
+    "exits",
+    "first_round",
+    "organizer_order",
+    "seat_next",
+    "seed_key",
+    "seeded_order",
+    "standings",
+]

@@ -1,0 +1,71 @@
+"""One progress bar per tournament round, redrawn in place on a terminal.
+
+Rounds overlap (a table starts as soon as its feeders are done), so every round keeps
+its own bar. Where the output is not a terminal, each bar is printed once, when its
+round completes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from core.bracket import BracketPlan, ByeGiven, Decision, RoundCompleted
+
+BAR_WIDTH = 32
+REDRAW_SECONDS = 0.05
+
+
+class RoundProgress:
+    """Counts finished tables per round and draws a bar for each."""
+
+    def __init__(self, plan: BracketPlan, out: TextIO) -> None:
+        self._plan = plan
+        self._out = out
+        self._live = out.isatty()
+        self._done = [0] * plan.rounds
+        self._drawn_lines = 0
+        self._last_draw = 0.0
+
+    def table_finished(self, round_number: int) -> None:
+        """A table of `round_number` finished."""
+        self._done[round_number - 1] += 1
+        self._maybe_redraw()
+
+    def decision(self, decision: Decision) -> None:
+        """Byes count as finished tables; a completed round prints its final bar."""
+        if isinstance(decision, ByeGiven):
+            self.table_finished(decision.table.round)
+        elif isinstance(decision, RoundCompleted):
+            if self._live:
+                self._redraw()
+            else:
+                print(self._line(decision.round), file=self._out)
+
+    def close(self) -> None:
+        """Draw the final state of every bar."""
+        if self._live:
+            self._redraw()
+
+    def _maybe_redraw(self) -> None:
+        now = time.monotonic()
+        if self._live and now - self._last_draw >= REDRAW_SECONDS:
+            self._last_draw = now
+            self._redraw()
+
+    def _redraw(self) -> None:
+        started = [r for r in range(1, self._plan.rounds + 1) if self._done[r - 1]]
+        if self._drawn_lines:
+            self._out.write(f"\x1b[{self._drawn_lines}F")
+        for round_number in started:
+            self._out.write(self._line(round_number) + "\x1b[K\n")
+        self._drawn_lines = len(started)
+        self._out.flush()
+
+    def _line(self, round_number: int) -> str:
+        total = self._plan.tables_in(round_number)
+        done = self._done[round_number - 1]
+        filled = BAR_WIDTH * done // total
+        label = "Final   " if round_number == self._plan.rounds else f"Round {round_number:<2}"
+        bar = "█" * filled + "·" * (BAR_WIDTH - filled)
+        return f"  {label} [{bar}] {done:>{len(str(total))}}/{total} tables"

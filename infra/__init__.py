@@ -1,0 +1,1 @@
+"""Adapters around the pure core: dice sources and the in-process tournament runner."""

@@ -20,7 +20,8 @@ from core.actions import (
     Timeout,
     action_to_dict,
 )
-from core.errors import IllegalAction, InvalidDice, MatchNotOver
+from core.dice import read_two_dice
+from core.errors import IllegalAction, MatchNotOver
 from core.events import (
     DiceThrown,
     Event,
@@ -42,11 +43,6 @@ RANKING: tuple[int, ...] = (
 )  # fmt: skip
 RANK: dict[int, int] = {value: rank for rank, value in enumerate(RANKING)}
 NO_VALUE = 0  # no announcement yet in this round / no throw in hand
-
-
-def throw_value(first: int, second: int) -> int:
-    """The value of a throw, higher die first: (1, 2) is 21, (5, 5) is 55."""
-    return first * 10 + second if first >= second else second * 10 + first
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,23 +296,6 @@ def _ranking(state: MaexchenState) -> tuple[PlayerId, ...]:
     return tuple(state.seats[seat] for seat in (*active, *reversed(state.eliminated)))
 
 
-# Every legal pair of dice, mapped to its value and its canonical tuple: one dict lookup
-# both validates the caller's dice and reads the throw on the hot path.
-_THROWS: dict[tuple[int, ...], tuple[int, tuple[int, int]]] = {
-    (first, second): (throw_value(first, second), (first, second))
-    for first in range(1, 7)
-    for second in range(1, 7)
-}
-
-
-def _two_dice(dice: Sequence[int]) -> tuple[int, tuple[int, int]]:
-    known = _THROWS.get(dice if type(dice) is tuple else tuple(dice))
-    if known is None or type(dice[0]) is not int or type(dice[1]) is not int:
-        check_dice(dice, 2)  # raises with the precise complaint
-        raise InvalidDice(f"a die shows 1 to 6, got {dice!r}")
-    return known
-
-
 def _next_active(state: MaexchenState, seat: int) -> int:
     count = len(state.seats)
     candidate = (seat + 1) % count
@@ -334,7 +313,7 @@ def _throw(
         raise IllegalAction(
             "you have thrown already: announce a value now", rule="RULES.md §1 believe and throw"
         )
-    value, faces = _two_dice(dice)
+    value, faces = read_two_dice(dice)
     new = MaexchenState(
         state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
         state.eliminated, state.turn, Stage.ANNOUNCE, state.announcement, state.announcer,
@@ -355,7 +334,7 @@ def _blind_reroll(
             "a blind reroll comes once, after looking at your throw",
             rule="RULES.md §1 blind_reroll",
         )
-    value, faces = _two_dice(dice)
+    value, faces = read_two_dice(dice)
     new = MaexchenState(
         state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
         state.eliminated, state.turn, Stage.ANNOUNCE_BLIND, state.announcement, state.announcer,

@@ -16,7 +16,8 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from core.actions import Action, Concede, Stop, Throw, Timeout, action_to_dict
-from core.errors import IllegalAction, InvalidDice, MatchNotOver
+from core.dice import read_two_dice
+from core.errors import IllegalAction, MatchNotOver
 from core.events import (
     DiceThrown,
     Event,
@@ -32,7 +33,6 @@ from core.games.zweiundvierzig_ranking import (
     TurnResult,
     best_position,
     table_ranking,
-    throw_value,
     top_places_known,
     worst_and_best,
 )
@@ -170,12 +170,6 @@ class PlayerPlaced(NamedTuple):
 _THROW: tuple[Action, ...] = (Throw(),)
 _THROW_OR_STOP: tuple[Action, ...] = (Throw(), Stop())
 _CONCEDE_OR_STOP: tuple[Action, ...] = (Concede(), Stop())
-# Every legal pair of dice mapped to its value and canonical tuple: one lookup validates.
-_THROWS: dict[tuple[int, ...], tuple[int, tuple[int, int]]] = {
-    (first, second): (throw_value(first, second), (first, second))
-    for first in range(1, 7)
-    for second in range(1, 7)
-}
 
 
 class Zweiundvierzig:
@@ -368,11 +362,7 @@ def _throw(
             f"you have used all {state.limit} throws allowed in this round: stop or concede",
             rule="RULES.md §3 round",
         )
-    known = _THROWS.get(dice if type(dice) is tuple else tuple(dice))
-    if known is None or type(dice[0]) is not int or type(dice[1]) is not int:
-        check_dice(dice, 2)  # raises with the precise complaint
-        raise InvalidDice(f"a die shows 1 to 6, got {dice!r}")
-    value, faces = known
+    value, faces = read_two_dice(dice)
     # RULES.md §3: a fifth throw stays covered, even for its thrower, until scored.
     covered = thrown == COVERED_THROW
     event = DiceThrown(player, faces, Visibility.NOBODY if covered else Visibility.PUBLIC)

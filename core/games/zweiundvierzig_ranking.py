@@ -19,11 +19,6 @@ NO_THROW = 0  # a turn that timed out before its first throw
 _BADNESS: dict[int, int] = {**RANK, NO_THROW: len(RANKING)}
 
 
-def throw_value(first: int, second: int) -> int:
-    """The value of a throw, higher die first: (2, 4) is 42, (5, 5) is 55."""
-    return first * 10 + second if first >= second else second * 10 + first
-
-
 class TurnResult(NamedTuple):
     """One finished turn of a round: the seat, its last throw (or NO_THROW), throws used."""
 

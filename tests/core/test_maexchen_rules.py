@@ -9,6 +9,7 @@ import pytest
 
 from core.actions import Action, Announce, BlindReroll, Doubt, Stop, Throw, Timeout
 from core.audit import AuditMismatch, LogEntry, event_record, log_records, verify
+from core.dice import throw_value
 from core.errors import (
     IllegalAction,
     InvalidDice,
@@ -28,7 +29,6 @@ from core.games.maexchen import (
     MaexchenState,
     PenaltyGiven,
     PlayerEliminated,
-    throw_value,
 )
 from core.registry import get_game
 

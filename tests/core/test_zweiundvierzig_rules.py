@@ -11,6 +11,7 @@ import pytest
 from core import registry
 from core.actions import Action, Announce, BlindReroll, Concede, Doubt, Stop, Throw, Timeout
 from core.audit import AuditMismatch, LogEntry, event_record, log_records, verify
+from core.dice import throw_value
 from core.errors import (
     IllegalAction,
     InvalidDice,
@@ -36,7 +37,6 @@ from core.games.zweiundvierzig import (
 from core.games.zweiundvierzig_ranking import (
     RANKING,
     TurnResult,
-    throw_value,
     top_places_known,
     worst_and_best,
 )

@@ -24,11 +24,13 @@ from core.errors import (
 from core.events import DiceThrown, Event, MatchFinished, PlayerForfeited
 from core.games.maexchen import (
     GAME,
+    NO_VALUE,
     RANKING,
     Doubted,
     MaexchenState,
     PenaltyGiven,
     PlayerEliminated,
+    Stage,
 )
 from core.registry import get_game
 
@@ -391,3 +393,24 @@ def test_dice_thrown_under_the_cup_is_seen_by_the_thrower_only() -> None:
     assert event_record(thrown, "ann", revealed=False)["dice"] == [5, 3]
     assert event_record(thrown, "bob", revealed=False)["dice"] is None
     assert event_record(thrown, None, revealed=True)["dice"] == [5, 3]
+
+
+def test_fast_state_construction_keeps_every_field() -> None:
+    state = seat(blind_reroll=True)
+    thrown, _ = GAME.apply(state, "ann", Throw(), (5, 3))
+    assert type(thrown) is MaexchenState
+    assert thrown == state._replace(stage=Stage.ANNOUNCE, in_hand=53, version=1)
+    rerolled, _ = GAME.apply(thrown, "ann", BlindReroll(), (2, 1))
+    assert rerolled == thrown._replace(stage=Stage.ANNOUNCE_BLIND, in_hand=21, version=2)
+    announced, _ = GAME.apply(rerolled, "ann", Announce(53), ())
+    assert type(announced) is MaexchenState
+    assert announced == rerolled._replace(
+        turn=1,
+        stage=Stage.RESPONSE,
+        announcement=53,
+        announcer=0,
+        under_cup=21,
+        under_cup_seen=False,
+        in_hand=NO_VALUE,
+        version=3,
+    )

@@ -34,7 +34,7 @@ from core.games.zweiundvierzig import (
     TurnEnded,
     ZweiundvierzigState,
 )
-from core.games.zweiundvierzig_ranking import (
+from core.games.zweiundvierzig.ranking import (
     RANKING,
     TurnResult,
     top_places_known,

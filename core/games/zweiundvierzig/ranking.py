@@ -1,15 +1,11 @@
-"""42 muss kommen: how throws rank, how a round's turns compare, and how a table ranks.
-
-Rules: RULES.md §3 (from seeds/zweiundvierzig.txt). Values are written higher die
-first; `RANKING` orders them best to worst, from 42 down to 32. Pure helpers of
-`core.games.zweiundvierzig`, which holds the state machine.
-"""
+"""How 42's throws rank, how a round's turns compare, and how a table ranks (RULES.md §3)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import NamedTuple
 
+# Values are written higher die first; `RANKING` orders them best to worst, 42 down to 32.
 RANKING: tuple[int, ...] = (
     42, 22, 54, 31, 11, 53, 21, 65, 52, 66, 64, 51, 55, 63, 43, 44, 62, 41, 33, 61, 32,
 )  # fmt: skip

@@ -71,6 +71,12 @@ _SIMPLE_ACTIONS: dict[str, Action] = {
 }
 
 
+def action_name(action: object) -> str:
+    """The kind of an action, or the type name of something that is not one (for errors)."""
+    kind = getattr(action, "kind", None)
+    return kind if isinstance(kind, str) else type(action).__name__
+
+
 def action_to_dict(action: Action) -> dict[str, object]:
     """The JSON form of an action: `{"kind": ...}`, plus `value` for an announcement."""
     if isinstance(action, Announce):

@@ -74,8 +74,16 @@ def log_records(
 def verify(records: Sequence[Mapping[str, Any]]) -> Outcome:
     """Replay a revealed log from its records alone; return the outcome it proves.
 
-    Raises `AuditMismatch` at the first record whose events the rules do not reproduce.
+    Raises `AuditMismatch` at the first record whose events the rules do not reproduce,
+    or that is not a well-formed record at all.
     """
+    try:
+        return _replay(records)
+    except (KeyError, IndexError, TypeError, AttributeError) as error:
+        raise AuditMismatch(f"malformed audit log: {error!r}") from error
+
+
+def _replay(records: Sequence[Mapping[str, Any]]) -> Outcome:
     if not records:
         raise AuditMismatch("the log is empty")
     seating = records[0]["events"][0]

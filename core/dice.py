@@ -24,7 +24,12 @@ _THROWS: dict[tuple[int, ...], tuple[int, tuple[int, int]]] = {
 
 def read_two_dice(dice: Sequence[int]) -> tuple[int, tuple[int, int]]:
     """The throw's value and its faces; `InvalidDice` unless exactly two faces of 1..6."""
-    known = _THROWS.get(dice if type(dice) is tuple else tuple(dice))
+    if type(dice) is not tuple:
+        dice = check_dice(dice, 2)
+    try:
+        known = _THROWS.get(dice)
+    except TypeError:  # an unhashable "face"
+        known = None
     if known is None or type(dice[0]) is not int or type(dice[1]) is not int:
         check_dice(dice, 2)  # raises with the precise complaint
         raise InvalidDice(f"a die shows 1 to 6, got {dice!r}")

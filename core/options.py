@@ -39,6 +39,10 @@ def require_range(options: TableOptions, name: str, low: int, high: int) -> None
 
 def parse_options(cls: type[OptionsT], raw: Mapping[str, object] | None, game: str) -> OptionsT:
     """Build `cls` from `raw`, naming the first unknown or invalid option in the error."""
+    if raw is None:
+        return cls()
+    if not isinstance(raw, Mapping):
+        raise InvalidOption(f"{game}'s options must map option names to values")
     if not raw:
         return cls()
     hints = _hints(cls)

@@ -14,7 +14,13 @@ def check_seating(
     game: str, players: Sequence[PlayerId], survivors: int, min_players: int
 ) -> tuple[PlayerId, ...]:
     """The seat order as a tuple; raises `InvalidSeating` naming what is wrong."""
+    if isinstance(players, str) or not isinstance(players, Sequence):
+        raise InvalidSeating("players must be a list of player ids", rule="seating")
     seats = tuple(players)
+    if not all(type(player) is str and player for player in seats):
+        raise InvalidSeating("every player id must be a non-empty string", rule="seating")
+    if type(survivors) is not int:
+        raise InvalidSeating(f"survivors must be an integer, got {survivors!r}", rule="seating")
     if not min_players <= len(seats) <= MAX_PLAYERS_AT_TABLE:
         raise InvalidSeating(
             f"{game} is played by {min_players} to {MAX_PLAYERS_AT_TABLE} players at a table, "
@@ -42,6 +48,8 @@ def check_turn(game: str, to_act: PlayerId | None, player: PlayerId) -> None:
 
 def check_dice(dice: Sequence[int], needed: int) -> tuple[int, ...]:
     """`dice` as a tuple if it has exactly `needed` faces of 1..6, else `InvalidDice`."""
+    if not isinstance(dice, tuple | list):
+        raise InvalidDice(f"dice must be a list of faces, got {type(dice).__name__}")
     faces = tuple(dice)
     if len(faces) != needed:
         raise InvalidDice(f"this action needs {needed} dice, got {len(faces)}")

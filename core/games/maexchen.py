@@ -18,6 +18,7 @@ from core.actions import (
     Doubt,
     Throw,
     Timeout,
+    action_name,
     action_to_dict,
 )
 from core.dice import read_two_dice
@@ -231,7 +232,8 @@ class Maexchen:
             check_turn(NAME, self.to_act(state), player)
         handler = _HANDLERS.get(type(action))
         if handler is None:
-            raise IllegalAction(f"Mäxchen has no action '{action.kind}'", rule="RULES.md §1")
+            name = action_name(action)
+            raise IllegalAction(f"Mäxchen has no action '{name}'", rule="RULES.md §1")
         return handler(state, player, action, dice)
 
     def view(self, state: MaexchenState, viewer: PlayerId | None) -> dict[str, object]:
@@ -357,6 +359,10 @@ def _announce(
     if dice:
         check_dice(dice, 0)
     value = action.value
+    if type(value) is not int:
+        raise IllegalAction(
+            f"an announcement is a whole number, got {value!r}", rule="RULES.md §1 ranking"
+        )
     stage = state.stage
     if stage is not Stage.ANNOUNCE and stage is not Stage.ANNOUNCE_BLIND:
         raise IllegalAction("throw before you announce", rule="RULES.md §1 believe and throw")

@@ -13,7 +13,7 @@ from enum import StrEnum
 from itertools import groupby
 from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
-from core.actions import Action, Throw, Timeout, action_to_dict
+from core.actions import Action, Throw, Timeout, action_name, action_to_dict
 from core.errors import IllegalAction, InvalidDice, MatchNotOver
 from core.events import (
     DiceThrown,
@@ -176,7 +176,8 @@ class Mariechen:
         if kind is Timeout:
             return _timeout(state, player, dice)
         raise IllegalAction(
-            f"Mariechen has no action '{action.kind}': every move is a throw", rule="RULES.md §2"
+            f"Mariechen has no action '{action_name(action)}': every move is a throw",
+            rule="RULES.md §2",
         )
 
     def view(self, state: MariechenState, viewer: PlayerId | None) -> dict[str, object]:
@@ -245,7 +246,7 @@ def _ranking(state: MariechenState) -> tuple[PlayerId, ...]:
 
 
 def _one_die(dice: Sequence[int]) -> int:
-    if len(dice) == 1:
+    if (type(dice) is tuple or type(dice) is list) and len(dice) == 1:
         face = dice[0]
         if type(face) is int and 0 < face < 7:
             return face

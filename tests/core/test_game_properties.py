@@ -155,6 +155,28 @@ def test_random_play_ends_ranks_everyone_once_and_keeps_counts(
     json.dumps(game.view(final, None))
 
 
+@settings(max_examples=60, deadline=None)
+@given(tables, st.integers(min_value=1, max_value=2**16))
+def test_a_table_ends_even_when_some_players_never_act(
+    table: tuple[str, int, int, int], absent_mask: int
+) -> None:
+    """Timeouts alone must finish a table: forfeits are off by default (RULES.md §4)."""
+    name, seed, players, survivors = table
+    game = get_game(name)
+    rng = random.Random(seed)
+    seats = [f"p{i}" for i in range(players)]
+    absent = {seat for i, seat in enumerate(seats) if absent_mask >> i & 1}
+    state, _ = game.seat(seats, None, min(survivors, players - 1))
+    for _ in range(MAX_STEPS):
+        player = game.to_act(state)
+        if player is None:
+            break
+        action = Timeout() if player in absent else rng.choice(game.legal_actions(state))
+        dice = tuple(rng.randint(1, 6) for _ in range(game.dice_needed(state, action)))
+        state, _ = game.apply(state, player, action, dice)
+    assert game.is_over(state), f"{name} did not end with {sorted(absent)} never acting"
+
+
 def _hidden_from(event: Event, viewer: PlayerId | None) -> bool:
     return isinstance(event, DiceThrown) and not may_see(event, viewer, revealed=False)
 

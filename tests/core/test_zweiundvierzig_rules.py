@@ -405,6 +405,27 @@ def test_timeout_without_throw_later_is_worse() -> None:
     assert scored(events).worst == "bob"
 
 
+def test_decision_without_throws_more_sticks_is_worse_before_later() -> None:
+    state = seat(("ann", "bob"), sticks=3)
+    state, _ = throws(state, D32)  # ann throws, bob waits it out: bob takes a stick
+    state, _ = stop(state)
+    state, events = act(state, Timeout())
+    assert scored(events).worst == "bob" and sticks(state) == {"ann": 0, "bob": 1}
+    state, _ = act(state, Timeout())  # bob starts and waits, then ann waits too
+    state, events = act(state, Timeout())
+    assert scored(events).worst == "bob"  # bob holds more sticks, though ann was later
+
+
+def test_decision_two_players_who_never_act_still_finish() -> None:
+    state = seat(("ann", "bob"))
+    for _ in range(200):
+        if GAME.is_over(state):
+            break
+        state, _ = act(state, Timeout())
+    assert GAME.is_over(state)
+    assert sorted(GAME.outcome(state).ranking) == ["ann", "bob"]
+
+
 def test_forfeit_after_timeouts() -> None:
     state = seat(FOUR, forfeit_after_timeouts=2, sticks=5)
     state, _ = act(state, Timeout())  # ann's first timeout: turn ends

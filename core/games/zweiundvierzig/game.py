@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.actions import Action, Concede, Stop, Throw, action_to_dict
+from core.actions import Action, Concede, Stop, Throw, action_name, action_to_dict
 from core.errors import IllegalAction, MatchNotOver
 from core.events import Event, PlayerId, TableSeated
 from core.games.zweiundvierzig.events import RoundStarted
@@ -92,7 +92,8 @@ class Zweiundvierzig:
             check_turn(NAME, self.to_act(state), player)
         handler = HANDLERS.get(type(action))
         if handler is None:
-            raise IllegalAction(f"42 muss kommen has no action '{action.kind}'", rule="RULES.md §3")
+            name = action_name(action)
+            raise IllegalAction(f"42 muss kommen has no action '{name}'", rule="RULES.md §3")
         if dice and handler is not throw:
             check_dice(dice, 0)
         return handler(state, player, dice)

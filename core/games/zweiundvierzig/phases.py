@@ -31,9 +31,9 @@ def score_round(
 ) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
     """Reveal every turn, find the worst and best, and settle the round by its phase."""
     if conceded:  # the conceder, last in `results`, is the worst at once
-        worst, best = len(results) - 1, best_position(results[:-1])
+        worst, best = len(results) - 1, best_position(results[:-1], state.sticks)
     else:
-        worst, best = worst_and_best(results)
+        worst, best = worst_and_best(results, state.sticks)
     seats = state.seats
     worst_seat = results[worst].seat
     best_seat = -1 if best is None else results[best].seat

@@ -23,22 +23,29 @@ class TurnResult(NamedTuple):
     throws: int
 
 
-def badness(result: TurnResult, position: int) -> tuple[int, int, int]:
+def badness(
+    result: TurnResult, position: int, sticks: Sequence[int] = ()
+) -> tuple[int, int, int, int]:
     """Sort key of a turn at `position` in the round's playing order; higher is worse.
 
     RULES.md §3: the value by the ranking; on equal value more throws used is worse; on
     equal value and throws the later thrower is worse ("Mit ist Schitt"). Turns without a
-    throw are worse than any throw, and among them the later is worse (decision).
+    throw are worse than any throw (§4). Decision: among turns without a throw, the player
+    holding more `sticks` is worse, then the later one. Without it two players who never
+    act would pass a stick back and forth in the Rückrunde forever, each in turn the later
+    one; with it the sticks gather on one of them and the match ends.
     """
-    return (_BADNESS[result.value], result.throws, position)
+    value = result.value
+    held = sticks[result.seat] if value == NO_THROW and sticks else 0
+    return (_BADNESS[value], result.throws, held, position)
 
 
-def worst_and_best(results: Sequence[TurnResult]) -> tuple[int, int]:
+def worst_and_best(results: Sequence[TurnResult], sticks: Sequence[int] = ()) -> tuple[int, int]:
     """Positions in `results` (playing order) of the round's worst and best turn."""
     worst = best = 0
-    worst_key = best_key = badness(results[0], 0)
+    worst_key = best_key = badness(results[0], 0, sticks)
     for position in range(1, len(results)):
-        key = badness(results[position], position)
+        key = badness(results[position], position, sticks)
         if key > worst_key:
             worst, worst_key = position, key
         elif key < best_key:
@@ -46,11 +53,13 @@ def worst_and_best(results: Sequence[TurnResult]) -> tuple[int, int]:
     return worst, best
 
 
-def best_position(results: Sequence[TurnResult]) -> int | None:
+def best_position(results: Sequence[TurnResult], sticks: Sequence[int] = ()) -> int | None:
     """Position of the best turn in `results`, or None when nobody has finished."""
     if not results:
         return None
-    return min(range(len(results)), key=lambda position: badness(results[position], position))
+    return min(
+        range(len(results)), key=lambda position: badness(results[position], position, sticks)
+    )
 
 
 def top_places_known(survivors: int, group: int, above: int, unplaced: int) -> bool:

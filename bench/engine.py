@@ -25,6 +25,22 @@ from infra.local_tournament import RandomBot, play_table, run_tournament
 TABLE = SeatTable(TableRef(1, 0), tuple(f"p{i}" for i in range(6)), survivors=2, final=False)
 
 
+def _noop(value: int) -> int:
+    return value
+
+
+def reference_calls_per_second(calls: int = 300_000) -> float:
+    """A yardstick of the machine's speed right now: plain Python function calls per second.
+
+    Shared hosts run the same code at very different speeds from minute to minute; the
+    ratio turns/s : calls/s stays put, so the two are printed side by side.
+    """
+    started = time.perf_counter()
+    for value in range(calls):
+        _noop(value)
+    return calls / (time.perf_counter() - started)
+
+
 def measure_tables(game_name: str, tables: int, seed: int) -> tuple[float, int, int]:
     """Seconds, actions and turns for `tables` six-player tables (two go on)."""
     game, dice, bot = get_game(game_name), SeededDice(seed), RandomBot(seed)
@@ -40,8 +56,12 @@ def measure_tables(game_name: str, tables: int, seed: int) -> tuple[float, int, 
 def bench_games(repeats: int, tables: int) -> None:
     """Print turns/s and tables/s per game: the median of `repeats` runs, and the best."""
     print(f"Random play at tables of 6 (2 go on), {tables:,} tables, median/best of {repeats}:")
+    yardstick: list[float] = []
     for name in game_names():
-        runs = [measure_tables(name, tables, seed) for seed in range(repeats)]
+        runs = []
+        for seed in range(repeats):
+            yardstick.append(reference_calls_per_second())
+            runs.append(measure_tables(name, tables, seed))
         seconds = [run[0] for run in runs]
         actions = sum(run[1] for run in runs) / repeats
         turns = sum(run[2] for run in runs) / repeats
@@ -51,11 +71,16 @@ def bench_games(repeats: int, tables: int) -> None:
             f"{actions / median:>9,.0f} actions/s  {tables / median:>7,.0f} tables/s  "
             f"({turns / tables:.1f} turns, {actions / tables:.1f} actions per table)"
         )
+    print(
+        f"  machine speed during these runs: {min(yardstick) / 1e6:.1f} to "
+        f"{max(yardstick) / 1e6:.1f} million plain function calls/s"
+    )
 
 
 def tournament(players: int) -> None:
     """Play a whole Mäxchen tournament turn by turn; print wall time and peak memory."""
     names = [f"p{i}" for i in range(players)]
+    before = reference_calls_per_second()
     started = time.perf_counter()
     run = run_tournament(
         "maexchen",
@@ -73,9 +98,14 @@ def tournament(players: int) -> None:
         f"  {players:,} players: champion {run.bracket.champion}, {run.bracket.plan.rounds} rounds,"
         f" {run.tables:,} tables, {run.turns:,} turns, {run.actions:,} actions"
     )
+    after = reference_calls_per_second()
     print(
         f"  wall time {elapsed:.1f} s ({run.turns / elapsed:,.0f} turns/s), "
         f"peak memory {peak_mib:,.0f} MiB (max RSS of the process)"
+    )
+    print(
+        f"  machine speed before/after: {before / 1e6:.1f} / {after / 1e6:.1f} million plain "
+        "function calls/s"
     )
 
 

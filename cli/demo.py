@@ -57,23 +57,32 @@ def _options(pairs: Sequence[str]) -> dict[str, object]:
     return options
 
 
+def _measure(name: str, value: int) -> str:
+    """A table measure in words: "1 penalty point", "score 12", "3 sticks"."""
+    if name == "score":
+        return f"score {value}"
+    noun = {"penalty_points": "penalty point", "sticks": "stick"}.get(name, name)
+    return f"{value} {noun}{'' if value == 1 else 's'}"
+
+
 def _ordinal(place: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
 
 
-def _print_final(final: TablePlayed, measure: str) -> None:
+def _print_final(final: TablePlayed) -> None:
     print(f"\nFinal table {final.seating.table}:")
+    name = final.outcome.measure_name
     for placement in final.outcome.placements:
-        print(f"  {placement.place:>2}. {placement.player:<8} {placement.measure:>3} {measure}")
+        print(f"  {placement.place:>2}. {placement.player:<8} {_measure(name, placement.measure)}")
 
 
-def _print_top(standings: Sequence[Standing], plan: BracketPlan, measure: str) -> None:
+def _print_top(standings: Sequence[Standing], plan: BracketPlan, measure_name: str) -> None:
     print("\nTop 10:")
     for standing in standings[:10]:
         where = "the final" if standing.round == plan.rounds else f"round {standing.round}"
         print(
             f"  {standing.place:>2}. {standing.player:<8} {_ordinal(standing.table_place)}"
-            f" in {where} ({abs(standing.measure)} {measure})"
+            f" in {where} ({_measure(measure_name, abs(standing.measure))})"
         )
 
 
@@ -111,9 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress.close()
     elapsed = time.perf_counter() - started
     if run.final is not None:
-        measure = run.final.outcome.measure_name.replace("_", " ")
-        _print_final(run.final, measure)
-        _print_top(run.bracket.standings, plan, measure)
+        _print_final(run.final)
+        _print_top(run.bracket.standings, plan, run.final.outcome.measure_name)
         records = json.loads(json.dumps(log_records(run.final.log, None, revealed=True)))
         replayed = verify(records)
         check = "verified" if replayed == run.final.outcome else "DOES NOT MATCH"

@@ -70,12 +70,6 @@ class Bracket:
         """The tables seated and not yet recorded, in the order they were seated."""
         return tuple(self._playing)
 
-    def players_at(self, ref: TableRef) -> tuple[PlayerId, ...]:
-        """The seat order of a table being played."""
-        if ref not in self._playing:
-            raise InvalidBracket(f"{ref} is not being played", rule="tables")
-        return self._playing[ref]
-
     def start(self) -> list[Decision]:
         """Seat round 1 (byes carried on at once); a single entrant wins outright."""
         if self._started:

@@ -77,8 +77,8 @@ def turns(
     """One-throw turns (max_throws=1): each player to act throws once, keeping a 32."""
     events: list[Event] = []
     for pair in dice:
-        state, new = act(state, Throw(), pair)
-        events.extend(new)
+        state, new_events = throws(state, pair)
+        events.extend(new_events)
         if GAME.to_act(state) is not None and GAME.legal_actions(state) == (Concede(), Stop()):
             state, new = act(state, Stop())
             events.extend(new)

@@ -1,0 +1,151 @@
+"""Request and response bodies. Validation errors name the field (see `errors`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
+
+MAX_PLAYERS = 1_000_000
+
+
+class Strict(BaseModel):
+    """Unknown fields are an error, not silently dropped: a typo must not go unnoticed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateTournament(Strict):
+    """What the organizer decides up front (RULES.md §5 and the game's options)."""
+
+    game: str = Field(min_length=1, max_length=40, examples=["maexchen"])
+    name: str = Field(default="", max_length=100)
+    options: dict[str, Any] = Field(default_factory=dict, description="the game's rule options")
+    table_size: int = Field(default=6, ge=MIN_TABLE_SIZE, le=MAX_TABLE_SIZE)
+    advance: int = Field(default=2, ge=1, le=MAX_TABLE_SIZE - 1)
+    turn_timeout_seconds: int | None = Field(default=None, ge=1, le=86_400)
+    player_limit: int = Field(default=MAX_PLAYERS, ge=2, le=MAX_PLAYERS)
+
+
+class TournamentCreated(BaseModel):
+    """The new tournament's id and the organizer's token: shown only this once."""
+
+    tournament_id: str
+    organizer_token: str
+    status: str
+
+
+class Registration(Strict):
+    """A player's registration."""
+
+    name: str = Field(min_length=1, max_length=40)
+
+
+class PlayerRegistered(BaseModel):
+    """The new player's id and token: shown only this once, stored only as a hash."""
+
+    tournament_id: str
+    player_id: str
+    player_token: str
+
+
+class RoundSummary(BaseModel):
+    """One round of the bracket."""
+
+    round: int
+    tables: int
+    final: bool
+
+
+class TournamentView(BaseModel):
+    """A tournament as anyone may see it."""
+
+    tournament_id: str
+    name: str
+    game: str
+    options: dict[str, Any]
+    table_size: int
+    advance: int
+    player_limit: int
+    player_count: int
+    status: str
+    seed: str | None = Field(description="published once seated: recompute the seating")
+    rounds: list[RoundSummary]
+    standings: list[dict[str, Any]]
+
+
+class TableSummary(BaseModel):
+    """One table of a round, for listings."""
+
+    table: str
+    players: list[str]
+    version: int
+    over: bool
+    ranking: list[str] | None
+
+
+class RoundTables(BaseModel):
+    """A page of a round's tables."""
+
+    tournament_id: str
+    round: int
+    tables: list[TableSummary]
+    next_offset: int | None
+
+
+class Whereabouts(BaseModel):
+    """Where a player plays now."""
+
+    tournament: str
+    player: str
+    name: str
+    tournament_status: str
+    table: str | None
+
+
+class ActionBody(BaseModel):
+    """An action: `kind`, plus `value` for a Mäxchen announcement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["throw", "blind_reroll", "announce", "doubt", "stop", "concede"]
+    value: int | None = Field(default=None, ge=0, le=1000)
+
+
+class SubmitAction(Strict):
+    """An action and the table version it was decided on (the view's `version`)."""
+
+    version: int = Field(ge=0)
+    action: ActionBody
+
+
+class TableView(BaseModel):
+    """A table as one viewer may see it; `events` only in answer to an action."""
+
+    tournament: str
+    table: str
+    over: bool
+    view: dict[str, Any]
+    events: list[dict[str, Any]] | None = None
+
+
+class AuditLog(BaseModel):
+    """A table's log; hidden dice stay hidden until `complete`."""
+
+    tournament: str
+    table: str
+    over: bool
+    complete: bool
+    records: list[dict[str, Any]]
+
+
+class ErrorBody(BaseModel):
+    """Every error: a stable `code`, a message naming the field or rule, and context."""
+
+    code: str
+    message: str
+    field: str | None = None
+    rule: str | None = None
+    current_version: int | None = None

@@ -1,0 +1,35 @@
+"""Player routes: register, and find out where to play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.models import PlayerRegistered, Registration, Whereabouts
+from functions.api.wiring import services
+
+router = Router()
+
+
+@router.post("/tournaments/<tournament_id>/players", tags=["player"], summary="Register")
+def register(tournament_id: str, body: Registration) -> tuple[dict[str, Any], int]:
+    """Register while registration is open; the player token is shown only once."""
+    player, token = services().tournaments.register(tournament_id, body.name)
+    registered = PlayerRegistered(
+        tournament_id=tournament_id, player_id=player.id, player_token=token
+    )
+    return registered.model_dump(), 201
+
+
+@router.get(
+    "/tournaments/<tournament_id>/me",
+    tags=["player"],
+    summary="Where do I play now",
+    security=BEARER_SECURITY,
+)
+def whereabouts(tournament_id: str) -> Whereabouts:
+    """The token holder's current table (none before the start)."""
+    token = bearer_token(router.current_event.headers)
+    return Whereabouts(**services().tournaments.whereabouts(tournament_id, token))

@@ -1,0 +1,56 @@
+"""Table routes: the player's view and actions, the spectator view, the audit log."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Header
+
+from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.models import AuditLog, SubmitAction, TableView
+from functions.api.wiring import services
+
+router = Router()
+TABLE = "/tournaments/<tournament_id>/tables/<table>"
+
+
+@router.get(TABLE, tags=["public"], summary="Spectator view")
+def spectator_view(tournament_id: str, table: str) -> TableView:
+    """The table as anyone may see it: scores, turn, announcements, never a hidden throw."""
+    return TableView.model_validate(services().turns.spectator_view(tournament_id, table))
+
+
+@router.get(TABLE + "/me", tags=["player"], summary="My view", security=BEARER_SECURITY)
+def player_view(tournament_id: str, table: str) -> TableView:
+    """The table as the token holder may see it, their own throw included when allowed."""
+    token = bearer_token(router.current_event.headers)
+    return TableView.model_validate(services().turns.player_view(tournament_id, table, token))
+
+
+@router.post(TABLE + "/actions", tags=["player"], summary="Act", security=BEARER_SECURITY)
+def submit_action(
+    tournament_id: str,
+    table: str,
+    body: SubmitAction,
+    idempotency_key: Annotated[str | None, Header(alias="idempotency-key", max_length=255)] = None,
+) -> TableView:
+    """Take an action on the table's `version`; a retry (same Idempotency-Key, or the same
+    version and action) answers as the first attempt did and is never applied twice."""
+    token = bearer_token(router.current_event.headers)
+    action = body.action.model_dump(exclude_none=True)
+    answer = services().turns.submit(
+        tournament_id,
+        table,
+        token,
+        version=body.version,
+        action_data=action,
+        idempotency_key=idempotency_key,
+    )
+    return TableView.model_validate(answer)
+
+
+@router.get(TABLE + "/log", tags=["public"], summary="Audit log")
+def audit_log(tournament_id: str, table: str) -> AuditLog:
+    """Every step; hidden dice are null until the table is over, then all are revealed."""
+    return AuditLog.model_validate(services().turns.audit_log(tournament_id, table))

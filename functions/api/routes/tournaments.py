@@ -1,0 +1,140 @@
+"""Organizer routes (create, registration, start) and the public tournament read."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.models import (
+    CreateTournament,
+    RoundSummary,
+    RoundTables,
+    TableSummary,
+    TournamentCreated,
+    TournamentView,
+)
+from functions.api.wiring import services
+from infra.records import TournamentRecord
+
+router = Router()
+
+
+@router.post("/tournaments", tags=["organizer"], summary="Create a tournament")
+def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
+    """Create a tournament in `draft`; the organizer token in the answer is shown only once."""
+    tournament, token = services().tournaments.create(
+        name=body.name,
+        game=body.game,
+        options=body.options,
+        table_size=body.table_size,
+        advance=body.advance,
+        player_limit=body.player_limit,
+        turn_timeout_seconds=body.turn_timeout_seconds,
+    )
+    created = TournamentCreated(
+        tournament_id=tournament.id, organizer_token=token, status=tournament.status
+    )
+    return created.model_dump(), 201
+
+
+@router.get("/tournaments/<tournament_id>", tags=["public"], summary="Read a tournament")
+def read_tournament(tournament_id: str) -> TournamentView:
+    """Status, options, the bracket's rounds once started, and the standings once known."""
+    return _view(services().tournaments.get(tournament_id))
+
+
+@router.post(
+    "/tournaments/<tournament_id>/registration/open",
+    tags=["organizer"],
+    summary="Open registration",
+    security=BEARER_SECURITY,
+)
+def open_registration(tournament_id: str) -> TournamentView:
+    """Let players register (organizer token)."""
+    token = bearer_token(router.current_event.headers)
+    return _view(services().tournaments.set_registration(tournament_id, token, open=True))
+
+
+@router.post(
+    "/tournaments/<tournament_id>/registration/close",
+    tags=["organizer"],
+    summary="Close registration",
+    security=BEARER_SECURITY,
+)
+def close_registration(tournament_id: str) -> TournamentView:
+    """Stop registrations (organizer token); opening again is allowed until the start."""
+    token = bearer_token(router.current_event.headers)
+    return _view(services().tournaments.set_registration(tournament_id, token, open=False))
+
+
+@router.post(
+    "/tournaments/<tournament_id>/start",
+    tags=["organizer"],
+    summary="Seed and start",
+    security=BEARER_SECURITY,
+)
+def start_tournament(tournament_id: str) -> TournamentView:
+    """Close registration, seed with a fresh secret, seat round 1 (organizer token)."""
+    token = bearer_token(router.current_event.headers)
+    return _view(services().tournaments.start(tournament_id, token))
+
+
+@router.get(
+    "/tournaments/<tournament_id>/rounds/<round_number>",
+    tags=["public"],
+    summary="List a round's tables",
+)
+def round_tables(
+    tournament_id: str,
+    round_number: int,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=100)] = 100,
+) -> RoundTables:
+    """A page of the round's seated tables with their players and results."""
+    tables, following = services().tournaments.round_tables(
+        tournament_id, round_number, offset, limit
+    )
+    return RoundTables(
+        tournament_id=tournament_id,
+        round=round_number,
+        tables=[
+            TableSummary(
+                table=t.ref,
+                players=list(t.seating.seats),
+                version=t.version,
+                over=t.over,
+                ranking=list(t.ranking) if t.over else None,
+            )
+            for t in tables
+        ],
+        next_offset=following,
+    )
+
+
+def _view(tournament: TournamentRecord) -> TournamentView:
+    plan = services().tournaments.plan(tournament)
+    rounds = (
+        []
+        if plan is None
+        else [
+            RoundSummary(round=r, tables=plan.tables_in(r), final=r == plan.rounds)
+            for r in range(1, plan.rounds + 1)
+        ]
+    )
+    return TournamentView(
+        tournament_id=tournament.id,
+        name=tournament.name,
+        game=tournament.game,
+        options=tournament.options,
+        table_size=tournament.table_size,
+        advance=tournament.advance,
+        player_limit=tournament.player_limit,
+        player_count=tournament.player_count,
+        status=tournament.status,
+        seed=tournament.seed or None,
+        rounds=rounds,
+        standings=[],
+    )

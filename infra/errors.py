@@ -1,0 +1,69 @@
+"""Errors of the service around the core; each maps to one HTTP status in functions/api."""
+
+from __future__ import annotations
+
+from core.errors import KnobelcupError
+
+
+class NotFound(KnobelcupError):
+    """No tournament, player or table with that id."""
+
+    code = "not_found"
+
+
+class Unauthorized(KnobelcupError):
+    """The request carries no token, or one that does not match."""
+
+    code = "unauthorized"
+
+
+class Forbidden(KnobelcupError):
+    """A valid token, but not one that may do this (another player's seat, organizer-only)."""
+
+    code = "forbidden"
+
+
+class StaleVersion(KnobelcupError):
+    """The action was taken on a version of the table that is no longer current."""
+
+    code = "stale_version"
+
+    def __init__(self, message: str, *, current_version: int) -> None:
+        super().__init__(message, rule="optimistic concurrency")
+        self.current_version = current_version
+
+
+class IdempotencyKeyReused(KnobelcupError):
+    """The same Idempotency-Key came with a different request body."""
+
+    code = "idempotency_key_reused"
+
+
+class WrongStatus(KnobelcupError):
+    """The tournament is not in a status that allows this (say, registering once started)."""
+
+    code = "wrong_status"
+
+
+class PlayerLimitReached(KnobelcupError):
+    """Registration is full."""
+
+    code = "player_limit_reached"
+
+
+class Throttled(KnobelcupError):
+    """DynamoDB refused for capacity; the client should retry after a short wait."""
+
+    code = "throttled"
+
+
+class TurnConflict(KnobelcupError):
+    """Not this player's turn, or the table is over: 409 with the table's current version."""
+
+    code = "turn_conflict"
+
+    def __init__(self, cause: KnobelcupError, *, current_version: int) -> None:
+        super().__init__(str(cause))
+        self.code = cause.code
+        self.rule = cause.rule
+        self.current_version = current_version

@@ -1,0 +1,131 @@
+"""Tournament and player items: what the organizer set up and who registered.
+
+Both live in the tournament's item collection (partition `T#<id>`): the tournament under
+sort key `META`, each player under `P#<player id>`. Tables live in partitions of their
+own (see `infra.table_item`), because they are written on every turn.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+META = "META"
+PLAYER_PREFIX = "P#"
+
+
+class Status:
+    """A tournament's life: draft → open ⇄ closed → starting → running → finished."""
+
+    DRAFT = "draft"
+    OPEN = "open"
+    CLOSED = "closed"
+    STARTING = "starting"  # seating round 1; starting again resumes it
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+def tournament_pk(tournament: str) -> str:
+    """The partition key shared by a tournament's own item and its players."""
+    return f"T#{tournament}"
+
+
+@dataclass(slots=True)
+class TournamentRecord:
+    """A tournament as the organizer created it, plus its progress."""
+
+    id: str
+    name: str
+    game: str
+    options: dict[str, object]
+    table_size: int
+    advance: int
+    player_limit: int
+    organizer_hash: str
+    created_at: int
+    expires_at: int
+    status: str = Status.DRAFT
+    player_count: int = 0
+    seed: str = ""  # drawn at start and published, so anyone can recompute the seating
+
+    def to_item(self) -> dict[str, Any]:
+        """The DynamoDB item."""
+        return {
+            "pk": {"S": tournament_pk(self.id)},
+            "sk": {"S": META},
+            "kind": {"S": "tournament"},
+            "id": {"S": self.id},
+            "name": {"S": self.name},
+            "game": {"S": self.game},
+            "options": {"S": json.dumps(self.options, separators=(",", ":"))},
+            "table_size": {"N": str(self.table_size)},
+            "advance": {"N": str(self.advance)},
+            "player_limit": {"N": str(self.player_limit)},
+            "organizer_hash": {"S": self.organizer_hash},
+            "created_at": {"N": str(self.created_at)},
+            "expires_at": {"N": str(self.expires_at)},
+            "status": {"S": self.status},
+            "player_count": {"N": str(self.player_count)},
+            "seed": {"S": self.seed},
+        }
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> TournamentRecord:
+        """The inverse of `to_item`."""
+        return cls(
+            id=item["id"]["S"],
+            name=item["name"]["S"],
+            game=item["game"]["S"],
+            options=json.loads(item["options"]["S"]),
+            table_size=int(item["table_size"]["N"]),
+            advance=int(item["advance"]["N"]),
+            player_limit=int(item["player_limit"]["N"]),
+            organizer_hash=item["organizer_hash"]["S"],
+            created_at=int(item["created_at"]["N"]),
+            expires_at=int(item["expires_at"]["N"]),
+            status=item["status"]["S"],
+            player_count=int(item["player_count"]["N"]),
+            seed=item["seed"]["S"],
+        )
+
+
+@dataclass(slots=True)
+class PlayerRecord:
+    """A registered player: their name, token hash, and where they sit now."""
+
+    tournament: str
+    id: str
+    name: str
+    token_hash: str
+    registered_at: int
+    expires_at: int
+    table: str = ""  # the table they sit at (or last sat at), '' before the start
+
+    def to_item(self) -> dict[str, Any]:
+        """The DynamoDB item."""
+        return {
+            "pk": {"S": tournament_pk(self.tournament)},
+            "sk": {"S": PLAYER_PREFIX + self.id},
+            "kind": {"S": "player"},
+            "tournament": {"S": self.tournament},
+            "id": {"S": self.id},
+            "name": {"S": self.name},
+            "token_hash": {"S": self.token_hash},
+            "registered_at": {"N": str(self.registered_at)},
+            "expires_at": {"N": str(self.expires_at)},
+            "table": {"S": self.table},
+        }
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> PlayerRecord:
+        """The inverse of `to_item`."""
+        return cls(
+            tournament=item["tournament"]["S"],
+            id=item["id"]["S"],
+            name=item["name"]["S"],
+            token_hash=item["token_hash"]["S"],
+            registered_at=int(item["registered_at"]["N"]),
+            expires_at=int(item["expires_at"]["N"]),
+            table=item["table"]["S"],
+        )

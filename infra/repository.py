@@ -1,0 +1,261 @@
+"""The DynamoDB repository: every read and write the service makes, one method each.
+
+Conditional writes carry the invariants: a table is saved only if it is still at the
+version it was loaded at; a player registers only while registration is open and below
+the limit. Capacity refusals become `Throttled` (HTTP 429).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from botocore.exceptions import ClientError
+
+from infra.errors import PlayerLimitReached, StaleVersion, Throttled, WrongStatus
+from infra.records import (
+    META,
+    PLAYER_PREFIX,
+    PlayerRecord,
+    Status,
+    TournamentRecord,
+    tournament_pk,
+)
+from infra.table_item import TableRecord, from_item, table_key, to_item
+
+_THROTTLING = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+}
+_BATCH_WRITE_LIMIT = 25
+_BATCH_GET_LIMIT = 100
+T = TypeVar("T")
+
+
+class Repository:
+    """Tournaments, players and tables in the single table `table_name`."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    # --- tournaments -----------------------------------------------------------------
+
+    def create_tournament(self, tournament: TournamentRecord) -> None:
+        """Store a new tournament; ids are random, so an existing one is a bug."""
+        self._call(
+            self._client.put_item,
+            TableName=self._table,
+            Item=tournament.to_item(),
+            ConditionExpression="attribute_not_exists(pk)",
+        )
+
+    def get_tournament(self, tournament: str) -> TournamentRecord | None:
+        """The tournament, read strongly consistent, or None."""
+        item = self._get({"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}})
+        return None if item is None else TournamentRecord.from_item(item)
+
+    def change_status(
+        self, tournament: str, allowed: Sequence[str], status: str, *, seed: str | None = None
+    ) -> None:
+        """Move to `status` if the current status is one of `allowed`, else `WrongStatus`."""
+        names = {":" + s: {"S": s} for s in allowed}
+        update = "SET #status = :new"
+        values: dict[str, Any] = {":new": {"S": status}, **names}
+        if seed is not None:
+            update += ", seed = :seed"
+            values[":seed"] = {"S": seed}
+        try:
+            self._call(
+                self._client.update_item,
+                TableName=self._table,
+                Key={"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}},
+                UpdateExpression=update,
+                ConditionExpression=f"#status IN ({', '.join(names)})",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as error:
+            if _code(error) == "ConditionalCheckFailedException":
+                raise WrongStatus(
+                    f"the tournament must be {' or '.join(allowed)} to become {status}",
+                    rule="tournament status",
+                ) from error
+            raise
+
+    # --- players ---------------------------------------------------------------------
+
+    def add_player(self, player: PlayerRecord) -> None:
+        """Register `player` and count them, atomically, while open and below the limit."""
+        try:
+            self._call(
+                self._client.transact_write_items,
+                TransactItems=[
+                    {
+                        "Update": {
+                            "TableName": self._table,
+                            "Key": {
+                                "pk": {"S": tournament_pk(player.tournament)},
+                                "sk": {"S": META},
+                            },
+                            "UpdateExpression": "SET player_count = player_count + :one",
+                            "ConditionExpression": (
+                                "#status = :open AND player_count < player_limit"
+                            ),
+                            "ExpressionAttributeNames": {"#status": "status"},
+                            "ExpressionAttributeValues": {
+                                ":one": {"N": "1"},
+                                ":open": {"S": Status.OPEN},
+                            },
+                        }
+                    },
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": player.to_item(),
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                ],
+            )
+        except ClientError as error:
+            if _code(error) != "TransactionCanceledException":
+                raise
+            tournament = self.get_tournament(player.tournament)
+            if tournament is not None and tournament.status != Status.OPEN:
+                raise WrongStatus(
+                    f"registration is {tournament.status}, not open", rule="registration"
+                ) from error
+            if tournament is not None and tournament.player_count >= tournament.player_limit:
+                raise PlayerLimitReached(
+                    f"the tournament is full ({tournament.player_limit} players)",
+                    rule="player_limit",
+                ) from error
+            raise
+
+    def get_player(self, tournament: str, player: str) -> PlayerRecord | None:
+        """One player, or None."""
+        item = self._get(
+            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + player}}
+        )
+        return None if item is None else PlayerRecord.from_item(item)
+
+    def players(self, tournament: str) -> Iterator[PlayerRecord]:
+        """Every registered player, page by page (strongly consistent)."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :players)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": tournament_pk(tournament)},
+                ":players": {"S": PLAYER_PREFIX},
+            },
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self._call(self._client.query, **kwargs)
+            yield from (PlayerRecord.from_item(item) for item in page["Items"])
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def put_players(self, players: Iterable[PlayerRecord]) -> None:
+        """Overwrite players (to point them at their table), in batches."""
+        self._batch_write(player.to_item() for player in players)
+
+    # --- tables ----------------------------------------------------------------------
+
+    def put_new_tables(self, tables: Iterable[TableRecord]) -> None:
+        """Store freshly seated tables, in batches."""
+        self._batch_write(to_item(table) for table in tables)
+
+    def existing_tables(self, tournament: str, refs: Sequence[str]) -> set[str]:
+        """Which of `refs` are already stored (for resuming an interrupted start)."""
+        items = self._batch_get(
+            tournament,
+            refs,
+            {"ProjectionExpression": "#ref", "ExpressionAttributeNames": {"#ref": "ref"}},
+        )
+        return {item["ref"]["S"] for item in items}
+
+    def get_tables(self, tournament: str, refs: Sequence[str]) -> list[TableRecord]:
+        """The stored tables among `refs`, in the order of `refs`."""
+        found = {item["ref"]["S"]: from_item(item) for item in self._batch_get(tournament, refs)}
+        return [found[ref] for ref in refs if ref in found]
+
+    def get_table(self, tournament: str, ref: str) -> TableRecord | None:
+        """One table, read strongly consistent: the one read of a turn."""
+        item = self._get(table_key(tournament, ref))
+        return None if item is None else from_item(item)
+
+    def save_table(self, table: TableRecord, loaded_version: int) -> None:
+        """Write `table` only if the stored one is still at `loaded_version`: a turn's write.
+
+        Raises `StaleVersion` if another request got there first; nothing is written then.
+        """
+        try:
+            self._call(
+                self._client.put_item,
+                TableName=self._table,
+                Item=to_item(table),
+                ConditionExpression="version = :loaded",
+                ExpressionAttributeValues={":loaded": {"N": str(loaded_version)}},
+            )
+        except ClientError as error:
+            if _code(error) == "ConditionalCheckFailedException":
+                raise StaleVersion(
+                    f"table {table.ref} moved on from version {loaded_version}",
+                    current_version=-1,  # unknown here; the caller re-reads to tell
+                ) from error
+            raise
+
+    # --- plumbing --------------------------------------------------------------------
+
+    def _get(self, key: dict[str, Any]) -> dict[str, Any] | None:
+        response = self._call(
+            self._client.get_item, TableName=self._table, Key=key, ConsistentRead=True
+        )
+        item: dict[str, Any] | None = response.get("Item")
+        return item
+
+    def _batch_get(
+        self, tournament: str, refs: Sequence[str], extra: dict[str, Any] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        for chunk in _chunks(refs, _BATCH_GET_LIMIT):
+            request = {
+                "Keys": [table_key(tournament, ref) for ref in chunk],
+                "ConsistentRead": True,
+                **(extra or {}),
+            }
+            pending: dict[str, Any] = {self._table: request}
+            while pending:
+                page = self._call(self._client.batch_get_item, RequestItems=pending)
+                yield from page["Responses"].get(self._table, [])
+                pending = page.get("UnprocessedKeys") or {}
+
+    def _batch_write(self, items: Iterable[dict[str, Any]]) -> None:
+        for chunk in _chunks(list(items), _BATCH_WRITE_LIMIT):
+            pending: dict[str, Any] = {self._table: [{"PutRequest": {"Item": i}} for i in chunk]}
+            while pending:
+                response = self._call(self._client.batch_write_item, RequestItems=pending)
+                pending = response.get("UnprocessedItems") or {}
+
+    @staticmethod
+    def _call(operation: Callable[..., Any], **kwargs: Any) -> Any:
+        try:
+            return operation(**kwargs)
+        except ClientError as error:
+            if _code(error) in _THROTTLING:
+                raise Throttled(
+                    "the table is busy; retry after a short wait", rule="DynamoDB capacity"
+                ) from error
+            raise
+
+
+def _code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

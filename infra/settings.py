@@ -1,0 +1,32 @@
+"""Settings from the environment, as the SAM template sets them for every function."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DAY = 86_400
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Where the service keeps its data and how long."""
+
+    table_name: str
+    event_bus: str
+    retention_days: int = 180  # every item gets a TTL; DynamoDB deletes it after this
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        """Read `KNOBELCUP_TABLE`, `KNOBELCUP_EVENT_BUS`, `KNOBELCUP_RETENTION_DAYS`."""
+        return cls(
+            table_name=env.get("KNOBELCUP_TABLE", "knobelcup"),
+            event_bus=env.get("KNOBELCUP_EVENT_BUS", "knobelcup-events"),
+            retention_days=int(env.get("KNOBELCUP_RETENTION_DAYS", "180")),
+        )
+
+    @property
+    def retention_seconds(self) -> int:
+        """`retention_days` in seconds."""
+        return self.retention_days * DAY

@@ -1,0 +1,44 @@
+"""Ids and bearer tokens. Tokens are shown once and stored only as a SHA-256 hash.
+
+A token is `<owner id>.<32 random bytes>`: the owner id says whose hash to compare
+against without a lookup, and the random part is what proves possession. The tokens
+are long random secrets, so a plain (fast) hash is enough; a password hash would only
+slow every turn down.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: ids get read aloud
+
+
+def new_id(prefix: str, length: int = 10) -> str:
+    """A random id such as `t-k3x9...`, safe in URLs and DynamoDB keys."""
+    body = "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+    return f"{prefix}-{body}"
+
+
+def new_token(owner: str) -> str:
+    """A fresh bearer token for `owner` (a player id, or `organizer`)."""
+    return f"{owner}.{secrets.token_urlsafe(32)}"
+
+
+def token_owner(token: str) -> str:
+    """The owner part of a token ('' when the token has none); proves nothing by itself."""
+    owner, dot, _ = token.partition(".")
+    return owner if dot else ""
+
+
+def hash_token(token: str) -> str:
+    """What is stored instead of the token: base64url SHA-256, 43 characters."""
+    digest = hashlib.sha256(token.encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def token_matches(token: str, stored_hash: str) -> bool:
+    """Whether `token` hashes to `stored_hash`, compared in constant time."""
+    return hmac.compare_digest(hash_token(token), stored_hash)

@@ -1,0 +1,209 @@
+"""Organizer and player use cases: create, open and close registration, register, start.
+
+Starting seeds the players with a secret drawn at that moment (published afterwards, so
+anyone can recompute the seating), seats round 1 and points every player at their
+table. An interrupted start is resumed by starting again: tables already stored are
+kept as they are, so no turn played on them is lost.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from core.bracket import (
+    BracketPlan,
+    InvalidBracket,
+    SeatTable,
+    TableRef,
+    first_round,
+    seeded_order,
+)
+from core.match import Seating
+from core.options import options_dict
+from core.registry import get_game
+from infra.errors import Forbidden, NotFound, Unauthorized, WrongStatus
+from infra.records import PlayerRecord, Status, TournamentRecord
+from infra.repository import Repository
+from infra.table_item import TableRecord
+from infra.tokens import hash_token, new_id, new_token, token_matches, token_owner
+
+ORGANIZER = "organizer"
+Clock = Callable[[], float]
+
+
+class TournamentService:
+    """Everything about a tournament except playing its tables."""
+
+    def __init__(self, repository: Repository, clock: Clock, retention_seconds: int) -> None:
+        self._repository = repository
+        self._clock = clock
+        self._retention = retention_seconds
+
+    def create(
+        self,
+        *,
+        name: str,
+        game: str,
+        options: Mapping[str, object],
+        table_size: int,
+        advance: int,
+        player_limit: int,
+        turn_timeout_seconds: int | None,
+    ) -> tuple[TournamentRecord, str]:
+        """A new tournament in `draft` and its organizer token (shown only now)."""
+        rules = get_game(game)
+        raw = dict(options)
+        if turn_timeout_seconds is not None:
+            raw["turn_timeout_seconds"] = turn_timeout_seconds
+        parsed = options_dict(rules.parse_options(raw))
+        if table_size < rules.min_players:
+            raise InvalidBracket(
+                f"table_size must be at least {rules.min_players} for {game}",
+                rule="table_size",
+            )
+        BracketPlan.build(table_size, table_size, advance)  # checks table_size and advance
+        now = int(self._clock())
+        token = new_token(ORGANIZER)
+        tournament = TournamentRecord(
+            id=new_id("t"),
+            name=name,
+            game=rules.name,
+            options=parsed,
+            table_size=table_size,
+            advance=advance,
+            player_limit=player_limit,
+            organizer_hash=hash_token(token),
+            created_at=now,
+            expires_at=now + self._retention,
+        )
+        self._repository.create_tournament(tournament)
+        return tournament, token
+
+    def get(self, tournament: str) -> TournamentRecord:
+        """The tournament, or `NotFound`."""
+        found = self._repository.get_tournament(tournament)
+        if found is None:
+            raise NotFound(f"no tournament {tournament}", rule="tournament")
+        return found
+
+    def set_registration(self, tournament: str, token: str, *, open: bool) -> TournamentRecord:
+        """Open or close registration (organizer only)."""
+        self._authorize_organizer(self.get(tournament), token)
+        if open:
+            self._repository.change_status(tournament, [Status.DRAFT, Status.CLOSED], Status.OPEN)
+        else:
+            self._repository.change_status(tournament, [Status.OPEN], Status.CLOSED)
+        return self.get(tournament)
+
+    def register(self, tournament: str, name: str) -> tuple[PlayerRecord, str]:
+        """A new player and their token (shown only now, stored as a hash)."""
+        self.get(tournament)
+        player_id = new_id("p")
+        token = new_token(player_id)
+        now = int(self._clock())
+        player = PlayerRecord(
+            tournament=tournament,
+            id=player_id,
+            name=name,
+            token_hash=hash_token(token),
+            registered_at=now,
+            expires_at=now + self._retention,
+        )
+        self._repository.add_player(player)
+        return player, token
+
+    def start(self, tournament: str, token: str) -> TournamentRecord:
+        """Seed and seat round 1 (organizer only); safe to repeat after a failure."""
+        found = self.get(tournament)
+        self._authorize_organizer(found, token)
+        if found.status in (Status.OPEN, Status.CLOSED):
+            if found.player_count < 2:
+                raise WrongStatus(
+                    f"a tournament needs at least 2 players, {found.player_count} registered",
+                    rule="start",
+                )
+            seed = secrets.token_hex(16)
+            self._repository.change_status(
+                tournament, [Status.OPEN, Status.CLOSED], Status.STARTING, seed=seed
+            )
+            found.seed = seed
+        elif found.status != Status.STARTING:
+            raise WrongStatus(f"the tournament is already {found.status}", rule="start")
+        self._seat_first_round(found)
+        self._repository.change_status(tournament, [Status.STARTING], Status.RUNNING)
+        return self.get(tournament)
+
+    def whereabouts(self, tournament: str, token: str) -> dict[str, Any]:
+        """Where the token's player plays now: their table, or that they wait."""
+        found = self.get(tournament)
+        player = self._authenticate_player(found, token)
+        return {
+            "tournament": tournament,
+            "player": player.id,
+            "name": player.name,
+            "tournament_status": found.status,
+            "table": player.table or None,
+        }
+
+    def plan(self, tournament: TournamentRecord) -> BracketPlan | None:
+        """The bracket once the players are known (from the start on), else None."""
+        if tournament.status in (Status.DRAFT, Status.OPEN, Status.CLOSED):
+            return None
+        return BracketPlan.build(tournament.player_count, tournament.table_size, tournament.advance)
+
+    def round_tables(
+        self, tournament: str, round: int, offset: int, limit: int
+    ) -> tuple[list[TableRecord], int | None]:
+        """A page of round `round`'s seated tables, and the offset of the next page."""
+        plan = self.plan(self.get(tournament))
+        if plan is None or not 1 <= round <= plan.rounds:
+            raise NotFound(f"tournament {tournament} has no round {round}", rule="rounds")
+        count = plan.tables_in(round)
+        refs = [str(TableRef(round, index)) for index in range(offset, min(offset + limit, count))]
+        following = offset + limit if offset + limit < count else None
+        return self._repository.get_tables(tournament, refs), following
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _seat_first_round(self, tournament: TournamentRecord) -> None:
+        players = {p.id: p for p in self._repository.players(tournament.id)}
+        order = seeded_order(list(players), tournament.seed)
+        plan = BracketPlan.build(len(order), tournament.table_size, tournament.advance)
+        seatings = [d for d in first_round(plan, order) if isinstance(d, SeatTable)]
+        refs = [str(s.table) for s in seatings]
+        stored = self._repository.existing_tables(tournament.id, refs)
+        self._repository.put_new_tables(
+            TableRecord(
+                tournament=tournament.id,
+                ref=str(seating.table),
+                seating=Seating(
+                    tournament.game, seating.players, tournament.options, seating.survivors
+                ),
+                token_hashes=tuple(players[p].token_hash for p in seating.players),
+                expires_at=tournament.expires_at,
+            )
+            for seating in seatings
+            if str(seating.table) not in stored
+        )
+        for seating in seatings:
+            for player_id in seating.players:
+                players[player_id].table = str(seating.table)
+        self._repository.put_players(players.values())
+
+    def _authorize_organizer(self, tournament: TournamentRecord, token: str) -> None:
+        if token_matches(token, tournament.organizer_hash):
+            return
+        if token_owner(token) not in ("", ORGANIZER):
+            player = self._repository.get_player(tournament.id, token_owner(token))
+            if player is not None and token_matches(token, player.token_hash):
+                raise Forbidden("only the organizer may do this", rule="organizer token")
+        raise Unauthorized("the organizer token does not match", rule="Authorization")
+
+    def _authenticate_player(self, tournament: TournamentRecord, token: str) -> PlayerRecord:
+        player_id = token_owner(token)
+        player = self._repository.get_player(tournament.id, player_id) if player_id else None
+        if player is None or not token_matches(token, player.token_hash):
+            raise Unauthorized("the player token does not match", rule="Authorization")
+        return player

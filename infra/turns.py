@@ -1,0 +1,228 @@
+"""Playing a table over the API: authenticate the seat, apply one action, save it.
+
+A submitted action costs one strongly consistent read and one conditional write, and
+nothing else on the way back to the player: the table item is its own audit log (see
+`infra.table_item`). Retries are recognised from the item itself: by the player's last
+`Idempotency-Key`, or, without a key, by the move already stored at that version.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from core.actions import Action, action_from_dict
+from core.audit import event_record, log_records
+from core.errors import MatchOver, NotYourTurn
+from core.match import Move, replay, replay_log, replay_step
+from core.registry import get_game
+from infra.dice import DiceSource
+from infra.errors import (
+    Forbidden,
+    IdempotencyKeyReused,
+    NotFound,
+    StaleVersion,
+    TurnConflict,
+    Unauthorized,
+)
+from infra.repository import Repository
+from infra.table_item import TableRecord
+from infra.tokens import token_matches, token_owner
+
+_CACHED_STATES = 2048
+
+
+def idempotency_key_hash(key: str) -> str:
+    """A short, fixed-size stand-in for a client's key (up to 255 characters)."""
+    return base64.urlsafe_b64encode(hashlib.sha256(key.encode()).digest()[:12]).decode()
+
+
+class TurnService:
+    """Table reads and actions for players and spectators."""
+
+    def __init__(self, repository: Repository, dice: DiceSource) -> None:
+        self._repository = repository
+        self._dice = dice
+        # (tournament, table, version) -> state: a warm function skips the replay
+        self._states: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
+
+    def submit(
+        self,
+        tournament: str,
+        ref: str,
+        token: str,
+        *,
+        version: int,
+        action_data: Mapping[str, object],
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        """Apply the token holder's action taken on `version`; the response is their view."""
+        table = self._load(tournament, ref)
+        seat = self._authenticate(table, token)
+        action = action_from_dict(action_data)
+        key = idempotency_key_hash(idempotency_key) if idempotency_key else None
+        repeated = _repeated_version(table, seat, version, action, key)
+        if repeated is not None:
+            return self._response_at(table, seat, repeated)
+        if version != table.version:
+            raise StaleVersion(
+                f"the action was taken on version {version}, the table is at {table.version}",
+                current_version=table.version,
+            )
+        game = get_game(table.seating.game)
+        state = self._state(table)
+        player = table.seating.seats[seat]
+        to_act = game.to_act(state)
+        if to_act != player:  # checked before any dice are drawn
+            cause = (
+                MatchOver(f"table {ref} is over", rule="match over")
+                if to_act is None
+                else NotYourTurn(f"it is {to_act}'s turn, not {player}'s", rule="turn order")
+            )
+            raise TurnConflict(cause, current_version=table.version)
+        rolled = self._dice.roll(game.dice_needed(state, action))
+        state, events = game.apply(state, player, action, rolled)
+        played = TableRecord(
+            tournament=table.tournament,
+            ref=table.ref,
+            seating=table.seating,
+            token_hashes=table.token_hashes,
+            moves=[*table.moves, Move(seat, action, rolled)],
+            last_keys={**table.last_keys, seat: (key, version + 1)} if key else table.last_keys,
+            ranking=game.outcome(state).ranking if game.is_over(state) else (),
+            expires_at=table.expires_at,
+        )
+        try:
+            self._repository.save_table(played, loaded_version=version)
+        except StaleVersion:
+            return self._after_lost_race(table, seat, version, action, key)
+        self._remember(played, state)
+        over = game.is_over(state)
+        return {
+            **_envelope(played),
+            "view": game.view(state, player),
+            "events": [event_record(e, player, over) for e in events],
+        }
+
+    def player_view(self, tournament: str, ref: str, token: str) -> dict[str, Any]:
+        """The table as the token holder may see it."""
+        table = self._load(tournament, ref)
+        seat = self._authenticate(table, token)
+        game = get_game(table.seating.game)
+        return {
+            **_envelope(table),
+            "view": game.view(self._state(table), table.seating.seats[seat]),
+        }
+
+    def spectator_view(self, tournament: str, ref: str) -> dict[str, Any]:
+        """The table as anyone may see it: no hidden throw at all."""
+        table = self._load(tournament, ref)
+        game = get_game(table.seating.game)
+        return {**_envelope(table), "view": game.view(self._state(table), None)}
+
+    def audit_log(self, tournament: str, ref: str) -> dict[str, Any]:
+        """Every step of the table; hidden dice stay hidden until the table is over."""
+        table = self._load(tournament, ref)
+        _, log = replay_log(table.seating, table.moves)
+        return {
+            **_envelope(table),
+            "complete": table.over,
+            "records": log_records(log, None, revealed=table.over),
+        }
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _load(self, tournament: str, ref: str) -> TableRecord:
+        table = self._repository.get_table(tournament, ref)
+        if table is None:
+            raise NotFound(f"tournament {tournament} has no table {ref}", rule="table")
+        return table
+
+    def _authenticate(self, table: TableRecord, token: str) -> int:
+        """The seat of the token's holder at `table`; 401 or 403 otherwise."""
+        player = token_owner(token)
+        seats = table.seating.seats
+        if player in seats:
+            seat = seats.index(player)
+            if token_matches(token, table.token_hashes[seat]):
+                return seat
+            raise Unauthorized("the player token does not match", rule="Authorization")
+        registered = self._repository.get_player(table.tournament, player) if player else None
+        if registered is not None and token_matches(token, registered.token_hash):
+            raise Forbidden(
+                f"player {player} does not sit at table {table.ref}", rule="Authorization"
+            )
+        raise Unauthorized("the player token does not match", rule="Authorization")
+
+    def _state(self, table: TableRecord) -> Any:
+        cached = self._states.get((table.tournament, table.ref, table.version))
+        if cached is not None:
+            return cached
+        state = replay(table.seating, table.moves)
+        self._remember(table, state)
+        return state
+
+    def _remember(self, table: TableRecord, state: Any) -> None:
+        self._states[(table.tournament, table.ref, table.version)] = state
+        if len(self._states) > _CACHED_STATES:
+            self._states.popitem(last=False)
+
+    def _response_at(self, table: TableRecord, seat: int, version: int) -> dict[str, Any]:
+        """Exactly what the request that made `version` answered: for retries."""
+        game = get_game(table.seating.game)
+        state, events = replay_step(table.seating, table.moves, version)
+        player = table.seating.seats[seat]
+        over = game.is_over(state)
+        return {
+            "tournament": table.tournament,
+            "table": table.ref,
+            "over": over,
+            "view": game.view(state, player),
+            "events": [event_record(e, player, over) for e in events],
+        }
+
+    def _after_lost_race(
+        self, table: TableRecord, seat: int, version: int, action: Action, key: str | None
+    ) -> dict[str, Any]:
+        """Someone wrote first: our own duplicate (answer as it did) or a real conflict."""
+        table = self._load(table.tournament, table.ref)
+        repeated = _repeated_version(table, seat, version, action, key)
+        if repeated is not None:
+            return self._response_at(table, seat, repeated)
+        raise StaleVersion(
+            f"another action was applied to version {version} first",
+            current_version=table.version,
+        )
+
+
+def _repeated_version(
+    table: TableRecord, seat: int, version: int, action: Action, key: str | None
+) -> int | None:
+    """The version this request already made, if it is a retry; `None` if it is new.
+
+    With an Idempotency-Key the key alone decides (reused with another body: 422);
+    without one, the same seat and action stored at `version` mark a retry.
+    """
+    if key is not None:
+        last = table.last_keys.get(seat)
+        if last is None or last[0] != key:
+            return None
+        made = last[1]
+        if version == made - 1 and table.moves[made - 1].action == action:
+            return made
+        raise IdempotencyKeyReused(
+            "this Idempotency-Key was already used with a different version or action",
+            rule="Idempotency-Key",
+        )
+    if 0 <= version < table.version:
+        move = table.moves[version]
+        if move.seat == seat and move.action == action:
+            return version + 1
+    return None
+
+
+def _envelope(table: TableRecord) -> dict[str, Any]:
+    return {"tournament": table.tournament, "table": table.ref, "over": table.over}

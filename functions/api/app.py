@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.api import errors
+from functions.api.observability import logger, metrics, tracer
 from functions.api.routes import players, tables, tournaments
-
-logger = Logger()
-tracer = Tracer()
-metrics = Metrics()
 
 app = APIGatewayHttpResolver(enable_validation=True)
 app.include_router(tournaments.router)
@@ -38,7 +34,9 @@ def openapi_document() -> Response[str]:
     return Response(200, content_types.APPLICATION_JSON, app.get_openapi_json_schema(**_OPENAPI))
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@logger.inject_lambda_context(
+    correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True
+)
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from core.bracket import InvalidBracket
 from core.errors import KnobelcupError
+from functions.api.observability import logger
 from infra.errors import (
     Forbidden,
     NotFound,
@@ -21,8 +21,6 @@ from infra.errors import (
     Unauthorized,
     WrongStatus,
 )
-
-logger = Logger(child=True)
 
 _STATUS: tuple[tuple[type[KnobelcupError], int], ...] = (
     (Unauthorized, 401),

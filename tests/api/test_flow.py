@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from conftest import Stack
 from leaks import leaks, throws_of
 
@@ -92,11 +93,16 @@ def test_bots_play_every_round_one_table_to_its_end_through_the_api(stack: Stack
     assert set(tables.values()) == {"R1-1", "R1-2", "R1-3"}
 
 
-def test_no_answer_shows_a_player_a_hidden_throw_of_another(stack: Stack) -> None:
+def test_no_answer_shows_a_player_a_hidden_throw_of_another(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
     tournament, _, players = create_and_start(
         stack, table_size=4, advance=1, options={"blind_reroll": True}
     )
     play_round_one(stack, tournament, players, seed=11)
+    printed = capsys.readouterr().out  # log lines and metrics
+    assert "ActionsApplied" in printed
+    assert '"dice"' not in printed and "your_throw" not in printed
     throws = {}
     for ref in ("R1-1", "R1-2", "R1-3"):
         log = stack.api.call("GET", f"/tournaments/{tournament}/tables/{ref}/log")

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
 from functions.api.models import PlayerRegistered, Registration, Whereabouts
+from functions.api.observability import metrics
 from functions.api.wiring import services
 
 router = Router()
@@ -17,6 +19,7 @@ router = Router()
 def register(tournament_id: str, body: Registration) -> tuple[dict[str, Any], int]:
     """Register while registration is open; the player token is shown only once."""
     player, token = services().tournaments.register(tournament_id, body.name)
+    metrics.add_metric(name="PlayersRegistered", unit=MetricUnit.Count, value=1)
     registered = PlayerRegistered(
         tournament_id=tournament_id, player_id=player.id, player_token=token
     )

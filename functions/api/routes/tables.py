@@ -6,9 +6,11 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Header
+from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
 from functions.api.models import AuditLog, SubmitAction, TableView
+from functions.api.observability import logger, metrics
 from functions.api.wiring import services
 
 router = Router()
@@ -38,6 +40,7 @@ def submit_action(
     """Take an action on the table's `version`; a retry (same Idempotency-Key, or the same
     version and action) answers as the first attempt did and is never applied twice."""
     token = bearer_token(router.current_event.headers)
+    logger.append_keys(tournament=tournament_id, table=table, version=body.version)
     action = body.action.model_dump(exclude_none=True)
     answer = services().turns.submit(
         tournament_id,
@@ -47,6 +50,9 @@ def submit_action(
         action_data=action,
         idempotency_key=idempotency_key,
     )
+    metrics.add_metric(name="ActionsApplied", unit=MetricUnit.Count, value=1)
+    if answer["over"]:
+        metrics.add_metric(name="TablesFinished", unit=MetricUnit.Count, value=1)
     return TableView.model_validate(answer)
 
 

@@ -9,12 +9,12 @@ from typing import Any
 import boto3
 import pytest
 from apiclient import ApiClient
-from infra.provision import create_tables
 from moto import mock_aws
 
 from functions.api.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
+from infra.provision import create_tables
 from infra.settings import Settings
 
 TABLE = "knobelcup"

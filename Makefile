@@ -53,6 +53,10 @@ build-ApiFunction:
 	tar --create --exclude=__pycache__ --exclude='*.pyc' core infra functions \
 	| tar --extract --directory "$(ARTIFACTS_DIR)"
 	rm -rf "$(ARTIFACTS_DIR)/bin" # the dependencies' console scripts: no use in Lambda
+	# Lambda's code directory is read-only, so Python cannot cache bytecode there: without
+	# this every cold start would compile every module from source. unchecked-hash .pyc
+	# files stay valid whatever timestamps the zip gives the sources.
+	$(PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)"
 
 # Lints the SAM template twice (cfn-lint, then SAM's own validation with its bundled
 # cfn-lint) and builds it; needs no credentials and no Docker (the build reaches PyPI).

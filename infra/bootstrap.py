@@ -26,14 +26,18 @@ class Services:
 
 
 def dynamodb_client() -> Any:
-    """A DynamoDB client with short timeouts: a turn should fail fast, not hang."""
-    import boto3  # noqa: PLC0415  # deferred so tests can build services without it
-    from botocore.config import Config  # noqa: PLC0415
+    """A DynamoDB client with short timeouts: a turn should fail fast, not hang.
+
+    Made with botocore directly: boto3 adds only its resource layer, which the
+    repository does not use, and importing it would lengthen every cold start.
+    """
+    from botocore.config import Config  # noqa: PLC0415  # deferred: tests pass a client
+    from botocore.session import get_session  # noqa: PLC0415
 
     config = Config(
         connect_timeout=2, read_timeout=5, retries={"mode": "standard", "max_attempts": 3}
     )
-    return boto3.client("dynamodb", config=config)
+    return get_session().create_client("dynamodb", config=config)
 
 
 def build_services(

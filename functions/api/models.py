@@ -11,10 +11,16 @@ from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
 MAX_PLAYERS = 1_000_000
 
 
-class Strict(BaseModel):
+class Lazy(BaseModel):
+    """Validators are built on first use, not at import: a cold start builds only its own."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Strict(Lazy):
     """Unknown fields are an error, not silently dropped: a typo must not go unnoticed."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class CreateTournament(Strict):
@@ -29,7 +35,7 @@ class CreateTournament(Strict):
     player_limit: int = Field(default=MAX_PLAYERS, ge=2, le=MAX_PLAYERS)
 
 
-class TournamentCreated(BaseModel):
+class TournamentCreated(Lazy):
     """The new tournament's id and the organizer's token: shown only this once."""
 
     tournament_id: str
@@ -43,7 +49,7 @@ class Registration(Strict):
     name: str = Field(min_length=1, max_length=40)
 
 
-class PlayerRegistered(BaseModel):
+class PlayerRegistered(Lazy):
     """The new player's id and token: shown only this once, stored only as a hash."""
 
     tournament_id: str
@@ -51,7 +57,7 @@ class PlayerRegistered(BaseModel):
     player_token: str
 
 
-class RoundSummary(BaseModel):
+class RoundSummary(Lazy):
     """One round of the bracket."""
 
     round: int
@@ -59,7 +65,7 @@ class RoundSummary(BaseModel):
     final: bool
 
 
-class TournamentView(BaseModel):
+class TournamentView(Lazy):
     """A tournament as anyone may see it."""
 
     tournament_id: str
@@ -76,7 +82,7 @@ class TournamentView(BaseModel):
     standings: list[dict[str, Any]]
 
 
-class TableSummary(BaseModel):
+class TableSummary(Lazy):
     """One table of a round, for listings."""
 
     table: str
@@ -86,7 +92,7 @@ class TableSummary(BaseModel):
     ranking: list[str] | None
 
 
-class RoundTables(BaseModel):
+class RoundTables(Lazy):
     """A page of a round's tables."""
 
     tournament_id: str
@@ -95,7 +101,7 @@ class RoundTables(BaseModel):
     next_offset: int | None
 
 
-class Whereabouts(BaseModel):
+class Whereabouts(Lazy):
     """Where a player plays now."""
 
     tournament: str
@@ -105,10 +111,10 @@ class Whereabouts(BaseModel):
     table: str | None
 
 
-class ActionBody(BaseModel):
+class ActionBody(Lazy):
     """An action: `kind`, plus `value` for a Mäxchen announcement."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kind: Literal["throw", "blind_reroll", "announce", "doubt", "stop", "concede"]
     value: int | None = Field(default=None, ge=0, le=1000)
@@ -121,7 +127,7 @@ class SubmitAction(Strict):
     action: ActionBody
 
 
-class TableView(BaseModel):
+class TableView(Lazy):
     """A table as one viewer may see it; `events` only in answer to an action."""
 
     tournament: str
@@ -131,7 +137,7 @@ class TableView(BaseModel):
     events: list[dict[str, Any]] | None = None
 
 
-class AuditLog(BaseModel):
+class AuditLog(Lazy):
     """A table's log; hidden dice stay hidden until `complete`."""
 
     tournament: str
@@ -141,7 +147,7 @@ class AuditLog(BaseModel):
     records: list[dict[str, Any]]
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(Lazy):
     """Every error: a stable `code`, a message naming the field or rule, and context."""
 
     code: str

@@ -7,6 +7,8 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 NAMESPACE = "Knobelcup"
 
 logger = Logger()
-tracer = Tracer()
+# DynamoDB calls are the function's only I/O; patching every supported library would
+# import requests and friends on each cold start for nothing
+tracer = Tracer(patch_modules=["botocore"])
 # explicit, so metrics work however the module is imported (tests import before any env)
 metrics = Metrics(namespace=NAMESPACE)

@@ -44,11 +44,10 @@ class ApiClient:
         event = http_api_event(method, path, body=body, headers=sent, query=query)
         result = lambda_handler(event, LocalContext())
         raw = result.get("body") or ""
+        headers = {k.lower(): v for k, v in (result.get("headers") or {}).items()}
+        is_json = headers.get("content-type", "").startswith("application/json")
         answer = Answer(
-            result["statusCode"],
-            json.loads(raw) if raw else None,
-            raw,
-            {k.lower(): v for k, v in (result.get("headers") or {}).items()},
+            result["statusCode"], json.loads(raw) if raw and is_json else None, raw, headers
         )
         self.answers.append((viewer, answer))
         return answer

@@ -1,9 +1,10 @@
 """A table as stored: its seating plus the moves played, replayed into state and log.
 
 The service keeps no engine state of its own: a table is the seating and the list of
-moves (who acted, what, with which dice). Replaying them through the game's rules gives
+moves (what was done, with which dice). Replaying them through the game's rules gives
 the current state, any earlier version of it, and the audit log, with no second source
-of truth that could disagree.
+of truth that could disagree. A move does not name its player: it is always the player
+whose turn it was, so a stored log cannot even express an action out of turn.
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from typing import Any, NamedTuple
 
 from core.actions import Action
 from core.audit import LogEntry
+from core.errors import MatchOver
 from core.events import PlayerId
+from core.protocol import Game
 from core.registry import get_game
 
 
 class Move(NamedTuple):
-    """One applied action: the acting seat (index into the seats), the action, its dice."""
+    """One applied action and its dice, taken by whoever was to act."""
 
-    seat: int
     action: Action
     dice: tuple[int, ...]
 
@@ -38,10 +40,14 @@ def replay(seating: Seating, moves: Sequence[Move], upto: int | None = None) -> 
     """The table's state after the first `upto` moves (all of them when None)."""
     game = get_game(seating.game)
     state, _ = game.seat(seating.seats, seating.options, seating.survivors)
-    seats = seating.seats
     for move in moves if upto is None else moves[:upto]:
-        state, _ = game.apply(state, seats[move.seat], move.action, move.dice)
+        state, _ = game.apply(state, _actor(game, state), move.action, move.dice)
     return state
+
+
+def actor(seating: Seating, moves: Sequence[Move], index: int) -> PlayerId:
+    """Who took move number `index` (counting from 0)."""
+    return _actor(get_game(seating.game), replay(seating, moves, index))
 
 
 def replay_log(seating: Seating, moves: Sequence[Move]) -> tuple[Any, list[LogEntry]]:
@@ -50,7 +56,7 @@ def replay_log(seating: Seating, moves: Sequence[Move]) -> tuple[Any, list[LogEn
     state, events = game.seat(seating.seats, seating.options, seating.survivors)
     log = [LogEntry(0, None, None, (), events)]
     for move in moves:
-        player = seating.seats[move.seat]
+        player = _actor(game, state)
         state, events = game.apply(state, player, move.action, move.dice)
         log.append(LogEntry(state.version, player, move.action, move.dice, events))
     return state, log
@@ -58,9 +64,16 @@ def replay_log(seating: Seating, moves: Sequence[Move]) -> tuple[Any, list[LogEn
 
 def replay_step(seating: Seating, moves: Sequence[Move], upto: int) -> tuple[Any, tuple[Any, ...]]:
     """The state after `upto` moves and the events the last of them produced."""
+    game = get_game(seating.game)
     if upto == 0:
-        game = get_game(seating.game)
         return game.seat(seating.seats, seating.options, seating.survivors)
     before = replay(seating, moves, upto - 1)
     move = moves[upto - 1]
-    return get_game(seating.game).apply(before, seating.seats[move.seat], move.action, move.dice)
+    return game.apply(before, _actor(game, before), move.action, move.dice)
+
+
+def _actor(game: Game[Any], state: Any) -> PlayerId:
+    player = game.to_act(state)
+    if player is None:
+        raise MatchOver("the stored moves go on after the table ended", rule="match over")
+    return player

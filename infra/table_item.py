@@ -1,7 +1,7 @@
 """A table as one DynamoDB item: seating, token hashes, the moves as one compact string.
 
-Storing moves instead of engine state keeps every table item small (a four-player
-Mäxchen table stays under 1 KB for most of its life, so a turn costs one write unit)
+Storing moves instead of engine state keeps every table item small (a Mäxchen
+table stays under 1 KB all its life, so a turn costs one write unit)
 and makes the item its own audit log: `core.match` replays it. Layout and sizes are in
 docs/data-model.md. Attribute values are built by hand: this is the hot path, and
 boto3's generic serializer costs more than the rest of a turn's Python work.
@@ -10,6 +10,8 @@ boto3's generic serializer costs more than the rest of a turn's Python work.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +19,7 @@ from core.actions import Action, Announce, BlindReroll, Concede, Doubt, Stop, Th
 from core.match import Move, Seating
 
 TABLE_SORT_KEY = "TABLE"
+_MOVE = re.compile(r"([a-z])([0-9]*)")
 
 _CODES: dict[type, str] = {
     Throw: "t",
@@ -42,25 +45,31 @@ def table_key(tournament: str, ref: str) -> dict[str, dict[str, str]]:
     return {"pk": {"S": f"T#{tournament}#TABLE#{ref}"}, "sk": {"S": TABLE_SORT_KEY}}
 
 
-def encode_move(move: Move) -> str:
-    """`<seat><code><payload>`: `2t53` is seat 2 throwing 5 and 3, `0a31` announces 31."""
-    code = _CODES[type(move.action)]
-    if isinstance(move.action, Announce):
-        if move.dice:
-            raise ValueError("an announcement takes no dice")
-        return f"{move.seat}a{move.action.value}"
-    return f"{move.seat}{code}{''.join(map(str, move.dice))}"
+def encode_moves(moves: Sequence[Move]) -> str:
+    """Each move as its action letter and then its digits: `t53a53t21d` is a throw of 5
+    and 3, an announced 53, a throw of 2 and 1, a doubt. The player is not stored: it is
+    always the one whose turn it was (see `core.match`)."""
+    parts = []
+    for move in moves:
+        if isinstance(move.action, Announce):
+            if move.dice:
+                raise ValueError("an announcement takes no dice")
+            parts.append(f"a{move.action.value}")
+        else:
+            parts.append(_CODES[type(move.action)] + "".join(map(str, move.dice)))
+    return "".join(parts)
 
 
-def decode_move(text: str) -> Move:
-    """The inverse of `encode_move`."""
-    split = 0
-    while text[split].isdigit():
-        split += 1
-    seat, code, payload = int(text[:split]), text[split], text[split + 1 :]
-    if code == "a":
-        return Move(seat, Announce(int(payload)), ())
-    return Move(seat, _SIMPLE[code], tuple(int(face) for face in payload))
+def decode_moves(text: str) -> list[Move]:
+    """The inverse of `encode_moves`."""
+    moves: list[Move] = []
+    for match in _MOVE.finditer(text):
+        code, digits = match[1], match[2]
+        if code == "a":
+            moves.append(Move(Announce(int(digits)), ()))
+        else:
+            moves.append(Move(_SIMPLE[code], tuple(int(face) for face in digits)))
+    return moves
 
 
 @dataclass(slots=True)
@@ -101,7 +110,7 @@ def to_item(record: TableRecord) -> dict[str, Any]:
         "options": {"S": json.dumps(seating.options, separators=(",", ":"))},
         "survivors": {"N": str(seating.survivors)},
         "token_hashes": {"S": " ".join(record.token_hashes)},
-        "moves": {"S": " ".join(map(encode_move, record.moves))},
+        "moves": {"S": encode_moves(record.moves)},
         "version": {"N": str(record.version)},
         "status": {"S": "over" if record.ranking else "playing"},
     }
@@ -121,7 +130,6 @@ def to_item(record: TableRecord) -> dict[str, Any]:
 
 def from_item(item: dict[str, Any]) -> TableRecord:
     """The inverse of `to_item`."""
-    moves_text = item["moves"]["S"]
     last_keys: dict[int, tuple[str, int]] = {}
     for seat, value in item.get("last_keys", {}).get("M", {}).items():
         key, _, version = value["S"].rpartition(" ")
@@ -136,7 +144,7 @@ def from_item(item: dict[str, Any]) -> TableRecord:
             survivors=int(item["survivors"]["N"]),
         ),
         token_hashes=tuple(item["token_hashes"]["S"].split(" ")),
-        moves=[decode_move(text) for text in moves_text.split(" ")] if moves_text else [],
+        moves=decode_moves(item["moves"]["S"]),
         last_keys=last_keys,
         ranking=tuple(item["ranking"]["S"].split(" ")) if "ranking" in item else (),
         expires_at=int(item["expires_at"]["N"]) if "expires_at" in item else 0,

@@ -17,7 +17,7 @@ from typing import Any
 from core.actions import Action, action_from_dict
 from core.audit import event_record, log_records
 from core.errors import MatchOver, NotYourTurn
-from core.match import Move, replay, replay_log, replay_step
+from core.match import Move, actor, replay, replay_log, replay_step
 from core.registry import get_game
 from infra.dice import DiceSource
 from infra.errors import (
@@ -90,7 +90,7 @@ class TurnService:
             ref=table.ref,
             seating=table.seating,
             token_hashes=table.token_hashes,
-            moves=[*table.moves, Move(seat, action, rolled)],
+            moves=[*table.moves, Move(action, rolled)],
             last_keys={**table.last_keys, seat: (key, version + 1)} if key else table.last_keys,
             ranking=game.outcome(state).ranking if game.is_over(state) else (),
             expires_at=table.expires_at,
@@ -217,10 +217,12 @@ def _repeated_version(
             "this Idempotency-Key was already used with a different version or action",
             rule="Idempotency-Key",
         )
-    if 0 <= version < table.version:
-        move = table.moves[version]
-        if move.seat == seat and move.action == action:
-            return version + 1
+    if (
+        0 <= version < table.version
+        and table.moves[version].action == action
+        and actor(table.seating, table.moves, version) == table.seating.seats[seat]
+    ):
+        return version + 1
     return None
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.actions import Announce, Timeout
-from core.match import Move, Seating, replay, replay_log, replay_step
+from core.actions import Announce, Doubt, Throw, Timeout
+from core.errors import MatchOver
+from core.match import Move, Seating, actor, replay, replay_log, replay_step
 from core.registry import game_names, get_game
 from infra.dice import SeededDice
-from infra.table_item import TableRecord, decode_move, encode_move, from_item, to_item
+from infra.table_item import TableRecord, decode_moves, encode_moves, from_item, to_item
 
 
 def played(game_name: str, seed: int, seats: int = 4) -> tuple[Seating, list[Move], object]:
@@ -25,7 +27,7 @@ def played(game_name: str, seed: int, seats: int = 4) -> tuple[Seating, list[Mov
         action = Timeout() if rng.random() < 0.05 else rng.choice(legal)
         rolled = dice.roll(game.dice_needed(state, action))
         state, _ = game.apply(state, player, action, rolled)
-        moves.append(Move(seating.seats.index(player), action, rolled))
+        moves.append(Move(action, rolled))
     return seating, moves, state
 
 
@@ -54,12 +56,21 @@ def test_a_table_item_round_trips(game_name: str, seed: int, seats: int) -> None
         expires_at=1_900_000_000,
     )
     assert from_item(to_item(record)) == record
-    assert [decode_move(encode_move(m)) for m in moves] == moves
+    assert decode_moves(encode_moves(moves)) == moves
 
 
-def test_moves_are_a_few_bytes_each() -> None:
-    assert encode_move(Move(2, Announce(31), ())) == "2a31"
-    assert encode_move(Move(11, Timeout(), ())) == "11x"
-    seating, moves, _ = played("maexchen", 1)
-    encoded = to_item(TableRecord("t-abc", "R1-1", seating, ("h",) * 4, moves))["moves"]["S"]
-    assert len(encoded) <= 5 * len(moves)
+def test_moves_are_a_letter_and_their_digits() -> None:
+    moves = [Move(Throw(), (5, 3)), Move(Announce(53), ()), Move(Timeout(), ()), Move(Doubt(), ())]
+    assert encode_moves(moves) == "t53a53xd"
+    assert decode_moves("t53a53xd") == moves
+    _, played_moves, _ = played("maexchen", 1)
+    assert len(encode_moves(played_moves)) <= 3 * len(played_moves)
+
+
+def test_the_actor_of_a_move_is_whoever_was_to_act() -> None:
+    seating, moves, _ = played("mariechen", 5)
+    game = get_game("mariechen")
+    for index in range(len(moves)):
+        assert actor(seating, moves, index) == game.to_act(replay(seating, moves, index))
+    with pytest.raises(MatchOver):
+        replay(seating, [*moves, moves[-1]])

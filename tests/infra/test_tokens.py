@@ -8,7 +8,7 @@ from infra.tokens import hash_token, new_id, new_token, token_matches, token_own
 def test_a_token_matches_only_its_own_hash() -> None:
     token = new_token("p-abc")
     stored = hash_token(token)
-    assert token not in stored and len(stored) == 43
+    assert token not in stored and len(stored) == 22
     assert token_matches(token, stored)
     assert not token_matches(new_token("p-abc"), stored)
     assert not token_matches(token + "x", stored)

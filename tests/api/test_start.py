@@ -1,0 +1,80 @@
+"""Starting seeds and seats round 1 once; an interrupted start resumes without loss."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Stack
+
+from core.bracket import seeded_order
+from functions.api.wiring import services
+
+
+def open_with_players(stack: Stack, count: int) -> tuple[str, str, list[dict[str, Any]]]:
+    api = stack.api
+    created = api.call("POST", "/tournaments", {"game": "maexchen", "table_size": 4}).body
+    tournament, organizer = created["tournament_id"], created["organizer_token"]
+    api.call("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
+    players = [
+        api.call("POST", f"/tournaments/{tournament}/players", {"name": f"p{n}"}).body
+        for n in range(count)
+    ]
+    return tournament, organizer, players
+
+
+def test_the_published_seed_reproduces_the_seating(stack: Stack) -> None:
+    tournament, organizer, players = open_with_players(stack, 10)
+    started = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer).body
+    assert started["status"] == "running" and len(started["seed"]) == 32
+    assert [r["tables"] for r in started["rounds"]] == [3, 2, 1]  # 6 go on, then 4
+    order = seeded_order([p["player_id"] for p in players], started["seed"])
+    listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body
+    assert [p for t in listing["tables"] for p in t["players"]] == list(order)
+
+
+def test_registration_closes_at_the_start(stack: Stack) -> None:
+    tournament, organizer, _ = open_with_players(stack, 2)
+    stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
+    late = stack.api.call("POST", f"/tournaments/{tournament}/players", {"name": "late"})
+    assert (late.status, late.body["code"]) == (409, "wrong_status")
+
+
+def test_a_start_needs_two_players(stack: Stack) -> None:
+    tournament, organizer, _ = open_with_players(stack, 1)
+    alone = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
+    assert (alone.status, alone.body["code"]) == (409, "wrong_status")
+    assert "2 players" in alone.body["message"]
+
+
+def test_an_interrupted_start_resumes_and_keeps_what_was_played(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tournament, organizer, players = open_with_players(stack, 8)
+    repository = services().tournaments._repository
+    put_players = repository.put_players
+
+    def crash(*_: Any) -> None:
+        raise RuntimeError("the function died after storing the tables")
+
+    monkeypatch.setattr(repository, "put_players", crash)
+    failed = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
+    assert failed.status == 500 and failed.body["code"] == "internal_error"
+    status = stack.api.call("GET", f"/tournaments/{tournament}").body
+    assert status["status"] == "starting"
+
+    # a table already stored gets played on before the start is repeated
+    table = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1").body["view"]
+    token = next(p["player_token"] for p in players if p["player_id"] == table["to_act"])
+    throw = {"version": 0, "action": {"kind": "throw"}}
+    path = f"/tournaments/{tournament}/tables/R1-1/actions"
+    assert stack.api.call("POST", path, throw, token=token).status == 200
+
+    monkeypatch.setattr(repository, "put_players", put_players)
+    resumed = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
+    assert resumed.status == 200 and resumed.body["status"] == "running"
+    assert resumed.body["seed"] == status["seed"]
+    after = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1").body["view"]
+    assert after["version"] == 1  # the throw was not lost to a fresh seating
+    me = stack.api.call("GET", f"/tournaments/{tournament}/me", token=token).body
+    assert me["table"] == "R1-1"

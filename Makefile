@@ -50,7 +50,7 @@ build-ApiFunction:
 	| $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-compile \
 		--target "$(ARTIFACTS_DIR)" --platform manylinux2014_aarch64 --implementation cp \
 		--python-version 3.11 --only-binary=:all: --requirement /dev/stdin
-	tar --create --exclude=__pycache__ --exclude='*.pyc' core infra functions \
+	tar --create --exclude=__pycache__ --exclude='*.pyc' --exclude=infra/local core infra functions \
 	| tar --extract --directory "$(ARTIFACTS_DIR)"
 	rm -rf "$(ARTIFACTS_DIR)/bin" # the dependencies' console scripts: no use in Lambda
 	# Lambda's code directory is read-only, so Python cannot cache bytecode there: without

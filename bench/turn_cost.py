@@ -51,8 +51,8 @@ from functions.api.app import lambda_handler
 from functions.api.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
-from infra.local_lambda import LocalContext, http_api_event
-from infra.provision import create_tables
+from infra.local.lambda_events import LocalContext, http_api_event
+from infra.local.provision import create_tables
 from infra.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent

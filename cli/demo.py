@@ -21,7 +21,7 @@ from core.bracket import BracketPlan, Standing
 from core.errors import KnobelcupError
 from core.registry import game_names, get_game
 from infra.dice import SeededDice
-from infra.local_tournament import RandomBot, TablePlayed, run_tournament
+from infra.local.tournament import RandomBot, TablePlayed, run_tournament
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from functions.api.app import lambda_handler
-from infra.local_lambda import LocalContext, http_api_event
+from infra.local.lambda_events import LocalContext, http_api_event
 
 
 @dataclass(frozen=True)

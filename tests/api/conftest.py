@@ -14,7 +14,7 @@ from moto import mock_aws
 from functions.api.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
-from infra.provision import create_tables
+from infra.local.provision import create_tables
 from infra.settings import Settings
 
 TABLE = "knobelcup"

@@ -1,4 +1,8 @@
-"""moto's server in a process of its own: a real process boundary, like DynamoDB's."""
+"""moto's server in a process of its own: a real process boundary, like DynamoDB's.
+
+It runs as `infra.local.moto_atomic`, which serves one request at a time so that conditional
+writes are atomic, as DynamoDB's are.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +28,15 @@ def moto_server() -> Iterator[str]:
     """Start `moto.server` on a free port; yield its URL; stop it."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "infra.local.moto_atomic",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

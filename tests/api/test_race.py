@@ -15,12 +15,13 @@ from typing import Any
 import boto3
 import pytest
 from apiclient import ApiClient
+from botocore.config import Config
 from motoserver import moto_server
 
 from core.audit import verify
 from functions.api.wiring import use_services
 from infra.bootstrap import build_services
-from infra.provision import create_tables
+from infra.local.provision import create_tables
 from infra.settings import Settings
 
 RACERS = 16
@@ -40,10 +41,16 @@ def served(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[ApiClient
 
 
 def _start_container(barrier: Barrier) -> None:
-    """A fresh container: its own services and DynamoDB client, as on Lambda."""
+    """A fresh container: its own services and DynamoDB client, as on Lambda.
+
+    The client waits longer than the production one: 16 processes on a small CI machine
+    can keep moto busy for seconds, and a timeout here would be the machine's, not ours.
+    """
     global _barrier  # noqa: PLW0603
     _barrier = barrier
-    use_services(build_services(Settings.from_env()))
+    patient = Config(read_timeout=60, retries={"mode": "standard", "max_attempts": 1})
+    client = boto3.client("dynamodb", config=patient)
+    use_services(build_services(Settings.from_env(), client=client))
 
 
 def _race(task: tuple[str, str, str, int, dict[str, Any], int]) -> tuple[int, Any]:

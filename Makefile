@@ -33,6 +33,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/turn_cost.py --game all
 
 $(SAM_STAMP): Makefile
 	$(PYTHON) -m venv $(SAM_VENV)

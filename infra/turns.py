@@ -11,13 +11,15 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.actions import Action, action_from_dict
 from core.audit import event_record, log_records
 from core.errors import MatchOver, NotYourTurn
+from core.events import Event, PlayerId
 from core.match import Move, actor, replay, replay_log, replay_step
+from core.protocol import Game
 from core.registry import get_game
 from infra.dice import DiceSource
 from infra.errors import (
@@ -100,12 +102,7 @@ class TurnService:
         except StaleVersion:
             return self._after_lost_race(table, seat, version, action, key)
         self._remember(played, state)
-        over = game.is_over(state)
-        return {
-            **_envelope(played),
-            "view": game.view(state, player),
-            "events": [event_record(e, player, over) for e in events],
-        }
+        return _answer(table, game, state, events, player)
 
     def player_view(self, tournament: str, ref: str, token: str) -> dict[str, Any]:
         """The table as the token holder may see it."""
@@ -172,17 +169,9 @@ class TurnService:
 
     def _response_at(self, table: TableRecord, seat: int, version: int) -> dict[str, Any]:
         """Exactly what the request that made `version` answered: for retries."""
-        game = get_game(table.seating.game)
         state, events = replay_step(table.seating, table.moves, version)
-        player = table.seating.seats[seat]
-        over = game.is_over(state)
-        return {
-            "tournament": table.tournament,
-            "table": table.ref,
-            "over": over,
-            "view": game.view(state, player),
-            "events": [event_record(e, player, over) for e in events],
-        }
+        game = get_game(table.seating.game)
+        return _answer(table, game, state, events, table.seating.seats[seat])
 
     def _after_lost_race(
         self, table: TableRecord, seat: int, version: int, action: Action, key: str | None
@@ -228,3 +217,18 @@ def _repeated_version(
 
 def _envelope(table: TableRecord) -> dict[str, Any]:
     return {"tournament": table.tournament, "table": table.ref, "over": table.over}
+
+
+def _answer(
+    table: TableRecord, game: Game[Any], state: Any, events: Sequence[Event], player: PlayerId
+) -> dict[str, Any]:
+    """The answer to an action: the player's view after it and what it did, as they may
+    see it. Built the same way for the first attempt and for every retry."""
+    over = game.is_over(state)
+    return {
+        "tournament": table.tournament,
+        "table": table.ref,
+        "over": over,
+        "view": game.view(state, player),
+        "events": [event_record(e, player, over) for e in events],
+    }

@@ -93,12 +93,15 @@ def test_bots_play_every_round_one_table_to_its_end_through_the_api(stack: Stack
     assert set(tables.values()) == {"R1-1", "R1-2", "R1-3"}
 
 
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [("maexchen", {"blind_reroll": True}), ("zweiundvierzig", {})],
+    ids=["maexchen", "zweiundvierzig"],
+)
 def test_no_answer_shows_a_player_a_hidden_throw_of_another(
-    stack: Stack, capsys: pytest.CaptureFixture[str]
+    stack: Stack, capsys: pytest.CaptureFixture[str], game: str, options: dict[str, Any]
 ) -> None:
-    tournament, _, players = create_and_start(
-        stack, table_size=4, advance=1, options={"blind_reroll": True}
-    )
+    tournament, _, players = create_and_start(stack, game, table_size=4, advance=1, options=options)
     play_round_one(stack, tournament, players, seed=11)
     printed = capsys.readouterr().out  # log lines and metrics
     assert "ActionsApplied" in printed

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import math
 import os
 import platform
@@ -51,7 +50,7 @@ from functions.api.app import lambda_handler
 from functions.api.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
-from infra.local.lambda_events import LocalContext, http_api_event
+from infra.local.lambda_events import invoke_http
 from infra.local.provision import create_tables
 from infra.settings import Settings
 
@@ -302,19 +301,22 @@ class Api:
         query: str = "",
     ) -> tuple[dict[str, Any], float]:
         """The decoded answer and the handler's wall time around `lambda_handler` alone."""
-        headers = {"Authorization": f"Bearer {token}"} if token else None
-        event = http_api_event(method, path, body=body, headers=headers, query=query)
-        context = LocalContext()
-        with redirect_stdout(self.logs):
+        elapsed = 0.0
+
+        def timed_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+            nonlocal elapsed
             started = time.perf_counter()
-            result = lambda_handler(event, context)
+            result: dict[str, Any] = lambda_handler(event, context)
             elapsed = time.perf_counter() - started
+            return result
+
+        with redirect_stdout(self.logs):
+            answer = invoke_http(timed_handler, method, path, body, token=token, query=query)
         self.logs.seek(0)
         self.logs.truncate()
-        status = result["statusCode"]
-        decoded: dict[str, Any] = json.loads(result.get("body") or "{}")
-        if not 200 <= status < 300:
-            raise RuntimeError(f"{method} {path} answered {status}: {decoded}")
+        if not 200 <= answer.status < 300:
+            raise RuntimeError(f"{method} {path} answered {answer.status}: {answer.raw}")
+        decoded: dict[str, Any] = answer.body
         return decoded, elapsed
 
 

@@ -10,7 +10,7 @@ import base64
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -92,3 +92,41 @@ class LocalContext:
     def get_remaining_time_in_millis(self) -> int:
         """Lambda's default: plenty of time left."""
         return 10_000
+
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class HttpAnswer:
+    """A handler's answer as a client sees it: status, JSON body (if any), raw text."""
+
+    status: int
+    body: Any
+    raw: str
+    headers: dict[str, str]
+
+
+def invoke_http(
+    handler: Handler,
+    method: str,
+    path: str,
+    body: object = None,
+    *,
+    token: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    query: str = "",
+) -> HttpAnswer:
+    """Call `handler` as API Gateway would for this request; `token` goes as a Bearer."""
+    sent = dict(headers or {})
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    result = handler(
+        http_api_event(method, path, body=body, headers=sent, query=query), LocalContext()
+    )
+    raw = result.get("body") or ""
+    answered = {name.lower(): value for name, value in (result.get("headers") or {}).items()}
+    is_json = answered.get("content-type", "").startswith("application/json")
+    return HttpAnswer(
+        result["statusCode"], json.loads(raw) if raw and is_json else None, raw, answered
+    )

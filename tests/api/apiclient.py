@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from functions.api.app import lambda_handler
-from infra.local.lambda_events import LocalContext, http_api_event
+from infra.local.lambda_events import HttpAnswer, invoke_http
 
-
-@dataclass(frozen=True)
-class Answer:
-    """One response: status, decoded JSON body, the raw body, the request's viewer."""
-
-    status: int
-    body: Any
-    raw: str
-    headers: dict[str, str]
+Answer = HttpAnswer
 
 
 @dataclass
 class ApiClient:
     """Sends requests through `lambda_handler`; remembers every answer for leak scans."""
 
-    answers: list[tuple[str | None, Answer]] = field(default_factory=list)
+    answers: list[tuple[str | None, HttpAnswer]] = field(default_factory=list)
 
     def call(
         self,
@@ -32,22 +23,11 @@ class ApiClient:
         path: str,
         body: object = None,
         *,
-        token: str | None = None,
-        headers: dict[str, str] | None = None,
-        query: str = "",
         viewer: str | None = None,
-    ) -> Answer:
-        """One request; `viewer` labels whose eyes the answer is for (None: anyone)."""
-        sent = dict(headers or {})
-        if token is not None:
-            sent["Authorization"] = f"Bearer {token}"
-        event = http_api_event(method, path, body=body, headers=sent, query=query)
-        result = lambda_handler(event, LocalContext())
-        raw = result.get("body") or ""
-        headers = {k.lower(): v for k, v in (result.get("headers") or {}).items()}
-        is_json = headers.get("content-type", "").startswith("application/json")
-        answer = Answer(
-            result["statusCode"], json.loads(raw) if raw and is_json else None, raw, headers
-        )
+        **request: Any,
+    ) -> HttpAnswer:
+        """One request (`token`, `headers`, `query` as `invoke_http` takes them); `viewer`
+        labels whose eyes the answer is for (None: anyone)."""
+        answer = invoke_http(lambda_handler, method, path, body, **request)
         self.answers.append((viewer, answer))
         return answer

@@ -7,12 +7,14 @@ the limit. Capacity refusals become `Throttled` (HTTP 429).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import count
 from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
 
-from infra.errors import PlayerLimitReached, StaleVersion, Throttled, WrongStatus
+from infra.errors import NotFound, PlayerLimitReached, StaleVersion, Throttled, WrongStatus
 from infra.records import (
     META,
     PLAYER_PREFIX,
@@ -30,6 +32,7 @@ _THROTTLING = {
 }
 _BATCH_WRITE_LIMIT = 25
 _BATCH_GET_LIMIT = 100
+_BATCH_ATTEMPTS = 8
 T = TypeVar("T")
 
 
@@ -123,11 +126,13 @@ class Repository:
             if _code(error) != "TransactionCanceledException":
                 raise
             tournament = self.get_tournament(player.tournament)
-            if tournament is not None and tournament.status != Status.OPEN:
+            if tournament is None:
+                raise NotFound(f"no tournament {player.tournament}", rule="tournament") from error
+            if tournament.status != Status.OPEN:
                 raise WrongStatus(
                     f"registration is {tournament.status}, not open", rule="registration"
                 ) from error
-            if tournament is not None and tournament.player_count >= tournament.player_limit:
+            if tournament.player_count >= tournament.player_limit:
                 raise PlayerLimitReached(
                     f"the tournament is full ({tournament.player_limit} players)",
                     rule="player_limit",
@@ -228,17 +233,23 @@ class Repository:
                 **(extra or {}),
             }
             pending: dict[str, Any] = {self._table: request}
-            while pending:
+            for attempt in count():
                 page = self._call(self._client.batch_get_item, RequestItems=pending)
                 yield from page["Responses"].get(self._table, [])
                 pending = page.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                _back_off(attempt)
 
     def _batch_write(self, items: Iterable[dict[str, Any]]) -> None:
         for chunk in _chunks(list(items), _BATCH_WRITE_LIMIT):
             pending: dict[str, Any] = {self._table: [{"PutRequest": {"Item": i}} for i in chunk]}
-            while pending:
+            for attempt in count():
                 response = self._call(self._client.batch_write_item, RequestItems=pending)
                 pending = response.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                _back_off(attempt)
 
     @staticmethod
     def _call(operation: Callable[..., Any], **kwargs: Any) -> Any:
@@ -250,6 +261,14 @@ class Repository:
                     "the table is busy; retry after a short wait", rule="DynamoDB capacity"
                 ) from error
             raise
+
+
+def _back_off(attempt: int) -> None:
+    """Wait before resending what a batch left unprocessed, as AWS advises: the partition
+    was busy, and asking again at once would only be refused again."""
+    if attempt >= _BATCH_ATTEMPTS:
+        raise Throttled("the table stayed too busy for a batch", rule="DynamoDB capacity")
+    time.sleep(min(0.05 * 2**attempt, 2.0))
 
 
 def _code(error: ClientError) -> str:

@@ -99,7 +99,6 @@ class TournamentService:
 
     def register(self, tournament: str, name: str) -> tuple[PlayerRecord, str]:
         """A new player and their token (shown only now, stored as a hash)."""
-        self.get(tournament)
         player_id = new_id("p")
         token = new_token(player_id)
         now = int(self._clock())

@@ -192,6 +192,12 @@ def test_registration_only_while_open_and_below_the_limit(stack: Stack) -> None:
     assert (empty.status, empty.body["field"]) == (422, "name")
 
 
+def test_registering_for_an_unknown_tournament_is_404(stack: Stack) -> None:
+    answer = stack.api.call("POST", "/tournaments/t-nothere/players", {"name": "lost"})
+    assert (answer.status, answer.body["code"]) == (404, "not_found")
+    assert "t-nothere" in answer.body["message"]
+
+
 def test_starting_twice_is_409(stack: Stack) -> None:
     tournament, organizer, *_ = first_turn(stack)
     again = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)

@@ -47,7 +47,8 @@ class TournamentRecord:
     expires_at: int
     status: str = Status.DRAFT
     player_count: int = 0
-    seed: str = ""  # drawn at start and published, so anyone can recompute the seating
+    seed: str = ""  # the seed, or the organizer's order's digest; published once started
+    seeding: str = "seed"  # "seed" (shuffled by `seed`) or "order" (the organizer's order)
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -68,6 +69,7 @@ class TournamentRecord:
             "status": {"S": self.status},
             "player_count": {"N": str(self.player_count)},
             "seed": {"S": self.seed},
+            "seeding": {"S": self.seeding},
         }
 
     @classmethod
@@ -87,6 +89,7 @@ class TournamentRecord:
             status=item["status"]["S"],
             player_count=int(item["player_count"]["N"]),
             seed=item["seed"]["S"],
+            seeding=item.get("seeding", {"S": "seed"})["S"],
         )
 
 

@@ -60,15 +60,21 @@ class Repository:
         return None if item is None else TournamentRecord.from_item(item)
 
     def change_status(
-        self, tournament: str, allowed: Sequence[str], status: str, *, seed: str | None = None
+        self,
+        tournament: str,
+        allowed: Sequence[str],
+        status: str,
+        *,
+        seeding: tuple[str, str] | None = None,
     ) -> None:
-        """Move to `status` if the current status is one of `allowed`, else `WrongStatus`."""
+        """Move to `status` if the current status is one of `allowed`, else `WrongStatus`;
+        `seeding` records how the players are ordered: ("seed" or "order", the value)."""
         names = {":" + s: {"S": s} for s in allowed}
         update = "SET #status = :new"
         values: dict[str, Any] = {":new": {"S": status}, **names}
-        if seed is not None:
-            update += ", seed = :seed"
-            values[":seed"] = {"S": seed}
+        if seeding is not None:
+            update += ", seeding = :seeding, seed = :seed"
+            values[":seeding"], values[":seed"] = {"S": seeding[0]}, {"S": seeding[1]}
         try:
             self._call(
                 self._client.update_item,

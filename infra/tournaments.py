@@ -8,8 +8,9 @@ kept as they are, so no turn played on them is lost.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.bracket import (
@@ -18,6 +19,7 @@ from core.bracket import (
     SeatTable,
     TableRef,
     first_round,
+    organizer_order,
     seeded_order,
 )
 from core.match import Seating
@@ -30,6 +32,7 @@ from infra.table_item import TableRecord
 from infra.tokens import hash_token, new_id, new_token, token_matches, token_owner
 
 ORGANIZER = "organizer"
+SEEDING_RULE = "RULES.md §5 seeding"
 Clock = Callable[[], float]
 
 
@@ -113,24 +116,49 @@ class TournamentService:
         self._repository.add_player(player)
         return player, token
 
-    def start(self, tournament: str, token: str) -> TournamentRecord:
-        """Seed and seat round 1 (organizer only); safe to repeat after a failure."""
+    def start(
+        self,
+        tournament: str,
+        token: str,
+        *,
+        seed: str | None = None,
+        order: Sequence[str] | None = None,
+    ) -> TournamentRecord:
+        """Seed and seat round 1 (organizer only); safe to repeat after a failure.
+
+        The players are shuffled by `seed` (a fresh secret when None) or, with `order`,
+        seated in the organizer's order (RULES.md §5). Either is recorded and published.
+        """
+        if seed is not None and order is not None:
+            raise InvalidBracket("give a seed or an order, not both", rule=SEEDING_RULE)
         found = self.get(tournament)
         self._authorize_organizer(found, token)
+        players = {p.id: p for p in self._repository.players(tournament)}
         if found.status in (Status.OPEN, Status.CLOSED):
-            if found.player_count < 2:
+            if len(players) < 2:
                 raise WrongStatus(
-                    f"a tournament needs at least 2 players, {found.player_count} registered",
+                    f"a tournament needs at least 2 players, {len(players)} registered",
                     rule="start",
                 )
-            seed = secrets.token_hex(16)
+            if order is not None:
+                _check_order(order, players)
+                found.seeding, found.seed = "order", order_digest(order)
+            else:
+                found.seeding, found.seed = "seed", seed or secrets.token_hex(16)
             self._repository.change_status(
-                tournament, [Status.OPEN, Status.CLOSED], Status.STARTING, seed=seed
+                tournament,
+                [Status.OPEN, Status.CLOSED],
+                Status.STARTING,
+                seeding=(found.seeding, found.seed),
             )
-            found.seed = seed
-        elif found.status != Status.STARTING:
+        elif found.status == Status.STARTING:
+            _check_resumed_like_begun(found, seed, order)
+        else:
             raise WrongStatus(f"the tournament is already {found.status}", rule="start")
-        self._seat_first_round(found)
+        seated = (
+            organizer_order(order) if order is not None else seeded_order(list(players), found.seed)
+        )
+        self._seat_first_round(found, players, seated)
         self._repository.change_status(tournament, [Status.STARTING], Status.RUNNING)
         return self.get(tournament)
 
@@ -166,9 +194,12 @@ class TournamentService:
 
     # --- helpers ---------------------------------------------------------------------
 
-    def _seat_first_round(self, tournament: TournamentRecord) -> None:
-        players = {p.id: p for p in self._repository.players(tournament.id)}
-        order = seeded_order(list(players), tournament.seed)
+    def _seat_first_round(
+        self,
+        tournament: TournamentRecord,
+        players: dict[str, PlayerRecord],
+        order: Sequence[str],
+    ) -> None:
         plan = BracketPlan.build(len(order), tournament.table_size, tournament.advance)
         seatings = [d for d in first_round(plan, order) if isinstance(d, SeatTable)]
         refs = [str(s.table) for s in seatings]
@@ -206,3 +237,39 @@ class TournamentService:
         if player is None or not token_matches(token, player.token_hash):
             raise Unauthorized("the player token does not match", rule="Authorization")
         return player
+
+
+def order_digest(order: Sequence[str]) -> str:
+    """What is recorded of an organizer's order: SHA-256 of the ids, one per line."""
+    return hashlib.sha256("\n".join(order).encode()).hexdigest()
+
+
+def _check_order(order: Sequence[str], players: Mapping[str, PlayerRecord]) -> None:
+    """The order must name every registered player exactly once."""
+    organizer_order(order)  # no one twice
+    unknown = [p for p in order if p not in players]
+    missing = [p for p in players if p not in set(order)]
+    if unknown or missing:
+        raise InvalidBracket(
+            "the order must name every registered player once; "
+            f"not registered: {', '.join(unknown[:5]) or 'none'}; "
+            f"missing: {', '.join(missing[:5]) or 'none'}",
+            rule=SEEDING_RULE,
+        )
+
+
+def _check_resumed_like_begun(
+    tournament: TournamentRecord, seed: str | None, order: Sequence[str] | None
+) -> None:
+    """A start that was interrupted resumes only as it was begun."""
+    if tournament.seeding == "order":
+        if order is None or order_digest(order) != tournament.seed:
+            raise WrongStatus(
+                "this start began with an organizer's order: repeat it with the same order",
+                rule=SEEDING_RULE,
+            )
+    elif order is not None or (seed is not None and seed != tournament.seed):
+        raise WrongStatus(
+            "this start began with another seed: repeat it without seed or order",
+            rule=SEEDING_RULE,
+        )

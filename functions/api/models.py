@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
 
 MAX_PLAYERS = 1_000_000
+MAX_ORDER = 10_000  # an order longer than this does not fit a request: use a seed
 
 
 class Lazy(BaseModel):
@@ -33,6 +34,19 @@ class CreateTournament(Strict):
     advance: int = Field(default=2, ge=1, le=MAX_TABLE_SIZE - 1)
     turn_timeout_seconds: int | None = Field(default=None, ge=1, le=86_400)
     player_limit: int = Field(default=MAX_PLAYERS, ge=2, le=MAX_PLAYERS)
+
+
+class StartTournament(Strict):
+    """How to order the players (RULES.md §5): by a seed, or in the organizer's order.
+
+    With neither, a fresh secret seed is drawn. Either way it is published with the
+    tournament, so anyone can check the seating.
+    """
+
+    seed: str | None = Field(default=None, min_length=1, max_length=64)
+    order: list[str] | None = Field(
+        default=None, min_length=2, max_length=MAX_ORDER, description="every player id once"
+    )
 
 
 class TournamentCreated(Lazy):
@@ -77,7 +91,11 @@ class TournamentView(Lazy):
     player_limit: int
     player_count: int
     status: str
-    seed: str | None = Field(description="published once seated: recompute the seating")
+    seeding: str | None = Field(description="'seed' or 'order', once started")
+    seed: str | None = Field(
+        description="the seed, or the SHA-256 of the organizer's order (ids joined by"
+        " newlines); published once started, so anyone can recompute the seating"
+    )
     rounds: list[RoundSummary]
     standings: list[dict[str, Any]]
 

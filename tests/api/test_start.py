@@ -9,6 +9,7 @@ from conftest import Stack
 
 from core.bracket import seeded_order
 from functions.api.wiring import services
+from infra.tournaments import order_digest
 
 
 def open_with_players(stack: Stack, count: int) -> tuple[str, str, list[dict[str, Any]]]:
@@ -78,3 +79,72 @@ def test_an_interrupted_start_resumes_and_keeps_what_was_played(
     assert after["version"] == 1  # the throw was not lost to a fresh seating
     me = stack.api.call("GET", f"/tournaments/{tournament}/me", token=token).body
     assert me["table"] == "R1-1"
+
+
+def test_the_organizer_may_give_the_seed(stack: Stack) -> None:
+    tournament, organizer, players = open_with_players(stack, 9)
+    start = f"/tournaments/{tournament}/start"
+    started = stack.api.call("POST", start, {"seed": "Stammtisch 2026"}, token=organizer).body
+    assert (started["seeding"], started["seed"]) == ("seed", "Stammtisch 2026")
+    order = seeded_order([p["player_id"] for p in players], "Stammtisch 2026")
+    listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body
+    assert [p for t in listing["tables"] for p in t["players"]] == list(order)
+
+
+def test_the_organizer_may_give_the_order(stack: Stack) -> None:
+    tournament, organizer, players = open_with_players(stack, 8)
+    order = [p["player_id"] for p in reversed(players)]
+    start = f"/tournaments/{tournament}/start"
+    started = stack.api.call("POST", start, {"order": order}, token=organizer).body
+    assert (started["seeding"], started["seed"]) == ("order", order_digest(order))
+    listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body
+    assert [p for t in listing["tables"] for p in t["players"]] == order
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda order: order[:-1], "missing"),
+        (lambda order: [*order, "p-stranger"], "p-stranger"),
+        (lambda order: [*order[:-1], order[0]], "more than once"),
+    ],
+    ids=["missing", "unknown", "twice"],
+)
+def test_a_wrong_order_is_422_and_starts_nothing(stack: Stack, change: Any, named: str) -> None:
+    tournament, organizer, players = open_with_players(stack, 6)
+    order = change([p["player_id"] for p in players])
+    answer = stack.api.call(
+        "POST", f"/tournaments/{tournament}/start", {"order": order}, token=organizer
+    )
+    assert (answer.status, answer.body["code"]) == (422, "invalid_bracket")
+    assert named in answer.body["message"]
+    assert stack.api.call("GET", f"/tournaments/{tournament}").body["status"] == "open"
+
+
+def test_seed_and_order_together_are_422(stack: Stack) -> None:
+    tournament, organizer, players = open_with_players(stack, 2)
+    body = {"seed": "x", "order": [p["player_id"] for p in players]}
+    answer = stack.api.call("POST", f"/tournaments/{tournament}/start", body, token=organizer)
+    assert answer.status == 422 and "not both" in answer.body["message"]
+
+
+def test_an_interrupted_start_resumes_only_as_it_began(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tournament, organizer, players = open_with_players(stack, 4)
+    order = [p["player_id"] for p in players]
+    repository = services().tournaments._repository
+    put_players = repository.put_players
+
+    def crash(*_: Any) -> None:
+        raise RuntimeError("died")
+
+    monkeypatch.setattr(repository, "put_players", crash)
+    start = f"/tournaments/{tournament}/start"
+    assert stack.api.call("POST", start, {"order": order}, token=organizer).status == 500
+    monkeypatch.setattr(repository, "put_players", put_players)
+    other = stack.api.call("POST", start, {"order": order[::-1]}, token=organizer)
+    assert (other.status, other.body["code"]) == (409, "wrong_status")
+    assert stack.api.call("POST", start, token=organizer).status == 409
+    resumed = stack.api.call("POST", start, {"order": order}, token=organizer)
+    assert resumed.status == 200 and resumed.body["status"] == "running"

@@ -12,6 +12,7 @@ from functions.api.models import (
     CreateTournament,
     RoundSummary,
     RoundTables,
+    StartTournament,
     TableSummary,
     TournamentCreated,
     TournamentView,
@@ -76,10 +77,14 @@ def close_registration(tournament_id: str) -> TournamentView:
     summary="Seed and start",
     security=BEARER_SECURITY,
 )
-def start_tournament(tournament_id: str) -> TournamentView:
-    """Close registration, seed with a fresh secret, seat round 1 (organizer token)."""
+def start_tournament(tournament_id: str, body: StartTournament | None = None) -> TournamentView:
+    """Close registration, order the players (a fresh secret seed unless the body gives a
+    seed or the organizer's order) and seat round 1 (organizer token). After a failure,
+    repeat it as it was sent: it resumes without losing anything."""
     token = bearer_token(router.current_event.headers)
-    return _view(services().tournaments.start(tournament_id, token))
+    how = body or StartTournament()
+    started = services().tournaments.start(tournament_id, token, seed=how.seed, order=how.order)
+    return _view(started)
 
 
 @router.get(
@@ -134,6 +139,7 @@ def _view(tournament: TournamentRecord) -> TournamentView:
         player_limit=tournament.player_limit,
         player_count=tournament.player_count,
         status=tournament.status,
+        seeding=tournament.seeding if tournament.seed else None,
         seed=tournament.seed or None,
         rounds=rounds,
         standings=[],

@@ -1,9 +1,10 @@
 """Organizer and player use cases: create, open and close registration, register, start.
 
-Starting seeds the players with a secret drawn at that moment (published afterwards, so
-anyone can recompute the seating), seats round 1 and points every player at their
-table. An interrupted start is resumed by starting again: tables already stored are
-kept as they are, so no turn played on them is lost.
+Starting orders the players by a seed (the organizer's, or a secret drawn at that
+moment) or in the organizer's order, records which (published, so anyone can check the
+seating), seats round 1 and points every player at their table. An interrupted start is
+resumed by starting again the same way: tables already stored are kept as they are, so
+no turn played on them is lost.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def test_no_answer_shows_a_player_a_hidden_throw_of_another(
     tournament, _, players = create_and_start(stack, game, table_size=4, advance=1, options=options)
     play_round_one(stack, tournament, players, seed=11)
     printed = capsys.readouterr().out  # log lines and metrics
-    assert "ActionsApplied" in printed
+    assert "ActionsAccepted" in printed
     assert '"dice"' not in printed and "your_throw" not in printed
     throws = {}
     for ref in ("R1-1", "R1-2", "R1-3"):

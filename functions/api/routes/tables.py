@@ -50,7 +50,7 @@ def submit_action(
         action_data=action,
         idempotency_key=idempotency_key,
     )
-    metrics.add_metric(name="ActionsApplied", unit=MetricUnit.Count, value=1)
+    metrics.add_metric(name="ActionsAccepted", unit=MetricUnit.Count, value=1)
     if answer["over"]:
         metrics.add_metric(name="TablesFinished", unit=MetricUnit.Count, value=1)
     return TableView.model_validate(answer)

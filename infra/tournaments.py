@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from core.bracket import (
@@ -179,7 +180,7 @@ class TournamentService:
         """The bracket once the players are known (from the start on), else None."""
         if tournament.status in (Status.DRAFT, Status.OPEN, Status.CLOSED):
             return None
-        return BracketPlan.build(tournament.player_count, tournament.table_size, tournament.advance)
+        return _bracket(tournament.player_count, tournament.table_size, tournament.advance)
 
     def round_tables(
         self, tournament: str, round: int, offset: int, limit: int
@@ -274,3 +275,10 @@ def _check_resumed_like_begun(
             "this start began with another seed: repeat it without seed or order",
             rule=SEEDING_RULE,
         )
+
+
+@lru_cache(maxsize=64)
+def _bracket(player_count: int, table_size: int, advance: int) -> BracketPlan:
+    """Plans are immutable and a million-player one takes about 0.2 s to build: every read
+    of a running tournament and every page of its rounds would otherwise rebuild it."""
+    return BracketPlan.build(player_count, table_size, advance)

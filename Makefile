@@ -12,7 +12,7 @@ SAM_TOOLS := aws-sam-cli==1.170.0 cfn-lint==1.58.0
 
 DEMO_ARGS ?=
 
-.PHONY: demo test lint bench template-check build-ApiFunction clean
+.PHONY: demo test lint bench template-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,23 +41,33 @@ $(SAM_STAMP): Makefile
 	$(SAM_BIN)/python -m pip install --quiet $(SAM_TOOLS)
 	touch $(SAM_STAMP)
 
-# `sam build` calls this for ApiFunction (template.yaml: BuildMethod makefile) with
-# ARTIFACTS_DIR set: only the three packages the handlers import, plus the runtime
-# dependencies from pyproject.toml as Lambda's arm64 wheels, never the host's.
-build-ApiFunction: SHELL := bash
-build-ApiFunction: .SHELLFLAGS := -euo pipefail -c
-build-ApiFunction:
+# `sam build` calls these (template.yaml: BuildMethod makefile) with ARTIFACTS_DIR set.
+# The layer gets the runtime dependencies from pyproject.toml as Lambda's arm64 wheels,
+# never the host's; every function gets only the three packages the handlers import.
+# Lambda's code and layer directories are read-only, so Python cannot cache bytecode
+# there: without compileall every cold start would compile every module from source.
+# unchecked-hash .pyc files stay valid whatever timestamps the zip gives the sources.
+FUNCTIONS := ApiFunction PublisherFunction TimerFunction ProgressionFunction TimeoutFunction
+BUILD_FUNCTIONS := $(addprefix build-,$(FUNCTIONS))
+COMPILE := $(PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash
+
+.PHONY: build-DependenciesLayer $(BUILD_FUNCTIONS)
+
+build-DependenciesLayer $(BUILD_FUNCTIONS): SHELL := bash
+build-DependenciesLayer $(BUILD_FUNCTIONS): .SHELLFLAGS := -euo pipefail -c
+
+build-DependenciesLayer:
 	$(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"], sep="\n")' \
 	| $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-compile \
-		--target "$(ARTIFACTS_DIR)" --platform manylinux2014_aarch64 --implementation cp \
+		--target "$(ARTIFACTS_DIR)/python" --platform manylinux2014_aarch64 --implementation cp \
 		--python-version 3.11 --only-binary=:all: --requirement /dev/stdin
+	rm -rf "$(ARTIFACTS_DIR)/python/bin" # the dependencies' console scripts: no use in Lambda
+	$(COMPILE) "$(ARTIFACTS_DIR)"
+
+$(BUILD_FUNCTIONS):
 	tar --create --exclude=__pycache__ --exclude='*.pyc' --exclude=infra/local core infra functions \
 	| tar --extract --directory "$(ARTIFACTS_DIR)"
-	rm -rf "$(ARTIFACTS_DIR)/bin" # the dependencies' console scripts: no use in Lambda
-	# Lambda's code directory is read-only, so Python cannot cache bytecode there: without
-	# this every cold start would compile every module from source. unchecked-hash .pyc
-	# files stay valid whatever timestamps the zip gives the sources.
-	$(PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)"
+	$(COMPILE) "$(ARTIFACTS_DIR)"
 
 # Lints the SAM template twice (cfn-lint, then SAM's own validation with its bundled
 # cfn-lint) and builds it; needs no credentials and no Docker (the build reaches PyPI).

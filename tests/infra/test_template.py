@@ -1,0 +1,396 @@
+"""template.yaml: the event-driven wiring is what the code relies on.
+
+The template is read as plain data (infra.local.provision's loader keeps `!Ref` and
+friends in their long form); nothing here deploys. Filters and the rule's pattern are
+checked by matching sample records against them as Lambda and EventBridge would.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from infra.local.provision import TEMPLATE_PATH, load_template
+
+FUNCTION = "AWS::Serverless::Function"
+TABLE_STREAM = {"Fn::GetAtt": ["KnobelcupTable", "StreamArn"]}
+# DynamoDB's attribute type descriptors: the leaves of an image in a stream record
+DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
+
+PUBLISHER_FILTERS = [
+    {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"kind": {"S": ["table"]}}}},
+    {
+        "eventName": ["MODIFY"],
+        "dynamodb": {
+            "NewImage": {"kind": {"S": ["table"]}, "status": {"S": ["over"]}},
+            "OldImage": {"status": {"S": ["playing"]}},
+        },
+    },
+    {
+        "dynamodb": {
+            "NewImage": {"kind": {"S": ["player"]}, "eliminated": {"BOOL": [True]}},
+            "OldImage": {"eliminated": {"BOOL": [{"exists": False}]}},
+        }
+    },
+    {"dynamodb": {"NewImage": {"kind": {"S": ["round_node"]}, "root": {"BOOL": [True]}}}},
+    {
+        "eventName": ["MODIFY"],
+        "dynamodb": {
+            "NewImage": {"kind": {"S": ["tournament"]}, "status": {"S": ["finished"]}},
+            "OldImage": {"status": {"S": ["running"]}},
+        },
+    },
+]
+TIMER_FILTERS = [{"dynamodb": {"NewImage": {"kind": {"S": ["table"]}}}}]
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return load_template(TEMPLATE_PATH)
+
+
+def _resources(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {
+        name: resource
+        for name, resource in template["Resources"].items()
+        if resource["Type"] == kind
+    }
+
+
+def _properties(template: dict[str, Any], name: str) -> dict[str, Any]:
+    properties: dict[str, Any] = template["Resources"][name]["Properties"]
+    return properties
+
+
+def _stream_sources(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Function name -> Properties of its one DynamoDB event source."""
+    sources: dict[str, dict[str, Any]] = {}
+    for name, function in _resources(template, FUNCTION).items():
+        events = function["Properties"].get("Events", {}).values()
+        streams = [event["Properties"] for event in events if event["Type"] == "DynamoDB"]
+        assert len(streams) <= 1, f"{name} reads the stream twice"
+        if streams:
+            sources[name] = streams[0]
+    return sources
+
+
+def _filters(source: dict[str, Any]) -> list[dict[str, Any]]:
+    return [json.loads(entry["Pattern"]) for entry in source["FilterCriteria"]["Filters"]]
+
+
+# --- a small model of event-pattern matching (Lambda's filters, EventBridge's rules) ----
+
+
+def _matches(pattern: dict[str, Any], event: Any) -> bool:
+    """Whether `event` matches `pattern`: every field, at every level, must match."""
+    for key, wanted in pattern.items():
+        value = event.get(key) if isinstance(event, dict) else None
+        if isinstance(wanted, dict):
+            if not _matches(wanted, value):
+                return False
+        elif not _leaf_matches(wanted, value):
+            return False
+    return True
+
+
+def _leaf_matches(wanted: list[Any], value: Any) -> bool:
+    # Only leaves are values: an object where a pattern expects a value counts as absent,
+    # which is why `exists` must name the attribute's type, not the attribute.
+    leaf = None if isinstance(value, dict) else value
+    for option in wanted:
+        if isinstance(option, dict) and "exists" in option:
+            if (leaf is not None) == option["exists"]:
+                return True
+        elif leaf is not None and leaf == option:
+            return True
+    return False
+
+
+def _record(
+    name: str, new: dict[str, Any] | None, old: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A stream record in the shape Lambda filters: images in DynamoDB's format."""
+    dynamodb: dict[str, Any] = {"Keys": {"pk": {"S": "T#cup"}, "sk": {"S": "X"}}}
+    if new is not None:
+        dynamodb["NewImage"] = new
+    if old is not None:
+        dynamodb["OldImage"] = old
+    return {"eventName": name, "dynamodb": dynamodb}
+
+
+def _kind(kind: str, **attributes: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": {"S": kind}, **attributes}
+
+
+PLAYING = _kind("table", status={"S": "playing"})
+OVER = _kind("table", status={"S": "over"})
+BYE = _kind("table", status={"S": "bye"})
+PLAYER = _kind("player", name={"S": "ann"})
+OUT = _kind("player", name={"S": "ann"}, eliminated={"BOOL": True})
+CHAMPION = _kind("player", name={"S": "ann"}, eliminated={"BOOL": False})
+RUNNING = _kind("tournament", status={"S": "running"})
+FINISHED = _kind("tournament", status={"S": "finished"})
+
+PUBLISHED = {
+    "a table is seated": _record("INSERT", PLAYING),
+    "a bye is given": _record("INSERT", BYE),
+    "a table finishes": _record("MODIFY", OVER, PLAYING),
+    "a player is out": _record("MODIFY", OUT, PLAYER),
+    "a round's root node is written": _record("MODIFY", _kind("round_node", root={"BOOL": True})),
+    "the tournament finishes": _record("MODIFY", FINISHED, RUNNING),
+}
+NOT_PUBLISHED = {
+    "a turn is played": _record("MODIFY", PLAYING, PLAYING),
+    "a finished table is written again": _record("MODIFY", OVER, OVER),
+    "a player registers": _record("INSERT", PLAYER),
+    "an eliminated player is written again": _record("MODIFY", OUT, OUT),
+    "the champion's exit is recorded": _record("MODIFY", CHAMPION, PLAYER),
+    "an inner round node is written": _record("MODIFY", _kind("round_node", root={"BOOL": False})),
+    "the tournament starts": _record("MODIFY", RUNNING, _kind("tournament", status={"S": "open"})),
+    "a finished tournament is written again": _record("MODIFY", FINISHED, FINISHED),
+    "a table expires": _record("REMOVE", None, OVER),
+}
+
+
+def test_the_model_matcher_agrees_with_the_documented_rules() -> None:
+    pattern = {"a": {"b": ["x"]}, "c": [{"exists": False}]}
+    assert _matches(pattern, {"a": {"b": "x"}})
+    assert not _matches(pattern, {"a": {"b": "y"}})
+    assert not _matches(pattern, {"a": {"b": "x"}, "c": 1})
+    # `exists` on an object: there is no value there, so "absent" always holds
+    assert _matches({"c": [{"exists": False}]}, {"c": {"BOOL": True}})
+
+
+# --- the stream readers ------------------------------------------------------------------
+
+
+def test_two_functions_read_the_stream_a_shard_serves_no_more(template: dict[str, Any]) -> None:
+    sources = _stream_sources(template)
+    assert set(sources) == {"PublisherFunction", "TimerFunction"}
+    assert all(source["Stream"] == TABLE_STREAM for source in sources.values())
+
+
+@pytest.mark.parametrize("function", ["PublisherFunction", "TimerFunction"])
+def test_a_stream_reader_retries_a_failed_record_alone_and_keeps_what_it_gave_up_on(
+    template: dict[str, Any], function: str
+) -> None:
+    source = _stream_sources(template)[function]
+
+    assert source["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert source["BisectBatchOnFunctionError"] is True
+    assert source["StartingPosition"] == "TRIM_HORIZON"  # nothing written before is skipped
+    assert 10 <= source["MaximumRetryAttempts"] <= 10_000  # -1 would retry past the stream
+    on_failure = source["DestinationConfig"]["OnFailure"]
+    assert on_failure["Type"] == "SQS"  # SAM grants sqs:SendMessage only when it is given
+    queue = on_failure["Destination"]["Fn::GetAtt"][0]
+    assert template["Resources"][queue]["Type"] == "AWS::SQS::Queue"
+
+
+def test_the_filters_are_the_ones_the_handlers_are_written_for(template: dict[str, Any]) -> None:
+    sources = _stream_sources(template)
+    assert _filters(sources["PublisherFunction"]) == PUBLISHER_FILTERS
+    assert _filters(sources["TimerFunction"]) == TIMER_FILTERS
+
+
+def _exists_not_on_a_type(node: Any, parent: str = "") -> Iterator[str]:
+    if isinstance(node, dict):
+        if "exists" in node and parent not in DYNAMODB_TYPES:
+            yield parent
+        for key, value in node.items():
+            yield from _exists_not_on_a_type(value, key)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _exists_not_on_a_type(value, parent)
+
+
+def test_exists_names_an_attribute_type_where_lambda_can_see_it(template: dict[str, Any]) -> None:
+    for function, source in _stream_sources(template).items():
+        for pattern in _filters(source):
+            assert not list(_exists_not_on_a_type(pattern)), (function, pattern)
+
+
+@pytest.mark.parametrize("change", PUBLISHED)
+def test_the_publisher_hears_of_every_change_that_is_an_event(
+    template: dict[str, Any], change: str
+) -> None:
+    filters = _filters(_stream_sources(template)["PublisherFunction"])
+    assert any(_matches(pattern, PUBLISHED[change]) for pattern in filters)
+
+
+@pytest.mark.parametrize("change", NOT_PUBLISHED)
+def test_the_publisher_is_not_invoked_for_other_changes(
+    template: dict[str, Any], change: str
+) -> None:
+    filters = _filters(_stream_sources(template)["PublisherFunction"])
+    assert not any(_matches(pattern, NOT_PUBLISHED[change]) for pattern in filters)
+
+
+def test_the_timer_hears_of_every_table_write_and_nothing_else(template: dict[str, Any]) -> None:
+    filters = _filters(_stream_sources(template)["TimerFunction"])
+    for record in (_record("INSERT", PLAYING), _record("MODIFY", OVER, PLAYING)):
+        assert any(_matches(pattern, record) for pattern in filters)
+    for record in (_record("MODIFY", OUT, PLAYER), _record("REMOVE", None, PLAYING)):
+        assert not any(_matches(pattern, record) for pattern in filters)
+
+
+# --- progression: rule, queue, function --------------------------------------------------
+
+
+def test_table_finished_events_reach_the_progression_queue(template: dict[str, Any]) -> None:
+    [(rule_name, rule)] = _resources(template, "AWS::Events::Rule").items()
+    properties = rule["Properties"]
+    assert properties["EventBusName"] == {"Ref": "EventBus"}
+    pattern = properties["EventPattern"]
+    assert _matches(pattern, {"source": "knobelcup", "detail-type": "TableFinished"})
+    assert not _matches(pattern, {"source": "knobelcup", "detail-type": "TableSeated"})
+    assert not _matches(pattern, {"source": "elsewhere", "detail-type": "TableFinished"})
+    assert [target["Arn"] for target in properties["Targets"]] == [
+        {"Fn::GetAtt": ["ProgressionQueue", "Arn"]}
+    ]
+
+    # and the queue lets EventBridge send for this rule only
+    [policy] = _resources(template, "AWS::SQS::QueuePolicy").values()
+    assert policy["Properties"]["Queues"] == [{"Ref": "ProgressionQueue"}]
+    [statement] = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Principal"] == {"Service": "events.amazonaws.com"}
+    assert statement["Action"] == "sqs:SendMessage"
+    assert statement["Condition"] == {
+        "ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [rule_name, "Arn"]}}
+    }
+
+
+def test_the_progression_queue_outlasts_six_function_timeouts_and_has_a_redrive(
+    template: dict[str, Any],
+) -> None:
+    function = _properties(template, "ProgressionFunction")
+    [event] = function["Events"].values()
+    assert event["Type"] == "SQS"
+    assert event["Properties"]["Queue"] == {"Fn::GetAtt": ["ProgressionQueue", "Arn"]}
+    assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+    timeout = function.get("Timeout", template["Globals"]["Function"]["Timeout"])
+    queue = _properties(template, "ProgressionQueue")
+    assert queue["VisibilityTimeout"] >= 6 * timeout
+    redrive = queue["RedrivePolicy"]
+    assert redrive["maxReceiveCount"] >= 1
+    dead_letters = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
+    assert template["Resources"][dead_letters]["Type"] == "AWS::SQS::Queue"
+    assert dead_letters != "ProgressionQueue"
+
+
+# --- permissions -------------------------------------------------------------------------
+
+
+def _statements(template: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(resource name, statement) of every inline policy of a function or a role."""
+    for name, function in _resources(template, FUNCTION).items():
+        for policy in function["Properties"].get("Policies", []):
+            assert isinstance(policy, dict) and "Statement" in policy, (
+                f"{name}: only inline statements, so that they can be checked here"
+            )
+            for statement in policy["Statement"]:
+                yield name, statement
+    for name, role in _resources(template, "AWS::IAM::Role").items():
+        for policy in role["Properties"].get("Policies", []):
+            for statement in policy["PolicyDocument"]["Statement"]:
+                yield name, statement
+
+
+def _actions(statement: dict[str, Any]) -> list[str]:
+    actions = statement["Action"]
+    return [actions] if isinstance(actions, str) else list(actions)
+
+
+def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]) -> None:
+    statements = list(_statements(template))
+    assert {name for name, _ in statements} >= {
+        "ApiFunction",
+        "PublisherFunction",
+        "TimerFunction",
+        "ProgressionFunction",
+        "TimeoutFunction",
+        "SchedulerRole",
+    }
+    for name, statement in statements:
+        assert statement["Effect"] == "Allow"
+        for action in _actions(statement):
+            assert "*" not in action, (name, action)
+            assert action not in ("dynamodb:Scan", "dynamodb:DeleteItem"), (name, action)
+        assert statement["Resource"] != "*", name
+
+
+def test_the_timer_may_pass_the_scheduler_role_and_touch_only_its_group(
+    template: dict[str, Any],
+) -> None:
+    by_sid = {
+        statement["Sid"]: statement
+        for name, statement in _statements(template)
+        if name == "TimerFunction"
+    }
+    assert set(by_sid) == {"TurnSchedules", "PassSchedulerRole"}
+    assert by_sid["TurnSchedules"]["Resource"]["Fn::Sub"].endswith(":schedule/${TurnSchedules}/*")
+    assert by_sid["PassSchedulerRole"]["Resource"] == {"Fn::GetAtt": ["SchedulerRole", "Arn"]}
+
+    role = _properties(template, "SchedulerRole")
+    [trust] = role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust["Principal"] == {"Service": "scheduler.amazonaws.com"}
+    assert trust["Condition"] == {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}}
+
+
+# --- environment, logs, packaging --------------------------------------------------------
+
+
+def test_the_settings_reach_the_functions(template: dict[str, Any]) -> None:
+    shared = template["Globals"]["Function"]["Environment"]["Variables"]
+    assert shared["KNOBELCUP_RETENTION_DAYS"] == {"Ref": "RetentionDays"}
+    assert template["Parameters"]["RetentionDays"]["Default"] == 180
+
+    timer = _properties(template, "TimerFunction")["Environment"]["Variables"]
+    assert timer == {
+        "KNOBELCUP_SCHEDULE_GROUP": {"Ref": "TurnSchedules"},
+        "KNOBELCUP_TIMEOUT_FUNCTION_ARN": {"Fn::GetAtt": ["TimeoutFunction", "Arn"]},
+        "KNOBELCUP_SCHEDULER_ROLE_ARN": {"Fn::GetAtt": ["SchedulerRole", "Arn"]},
+        "KNOBELCUP_TIMEOUT_DLQ_ARN": {"Fn::GetAtt": ["TimeoutDeadLetterQueue", "Arn"]},
+    }
+
+
+def test_every_function_has_a_log_group_with_the_retention(template: dict[str, Any]) -> None:
+    groups = {
+        group["Properties"]["LogGroupName"]["Fn::Sub"]: group
+        for group in _resources(template, "AWS::Logs::LogGroup").values()
+    }
+    for name in _resources(template, FUNCTION):
+        group = groups[f"/aws/lambda/${{{name}}}"]
+        assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionInDays"}
+        assert group["DeletionPolicy"] == "Delete"
+
+
+def test_every_function_is_built_by_the_makefile_on_the_one_layer(
+    template: dict[str, Any],
+) -> None:
+    assert template["Globals"]["Function"]["Layers"] == [{"Ref": "DependenciesLayer"}]
+    layer = template["Resources"]["DependenciesLayer"]
+    assert layer["Metadata"] == {"BuildMethod": "makefile", "BuildArchitecture": "arm64"}
+    targets = ["build-DependenciesLayer"]
+    for name, function in _resources(template, FUNCTION).items():
+        assert function["Metadata"] == {"BuildMethod": "makefile"}, name
+        targets.append(f"build-{name}")
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make on this machine")
+    for target in targets:
+        dry_run = subprocess.run(
+            [make, "--dry-run", "--no-print-directory", target, "ARTIFACTS_DIR=build-dir"],
+            cwd=TEMPLATE_PATH.parent,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert dry_run.returncode == 0, dry_run.stderr
+        assert "build-dir" in dry_run.stdout, target

@@ -47,7 +47,7 @@ from moto import mock_aws
 
 from core.registry import game_names
 from functions.api.app import lambda_handler
-from functions.api.wiring import use_services
+from functions.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
 from infra.local.lambda_events import invoke_http
@@ -522,7 +522,7 @@ import time
 started = time.perf_counter()
 import functions.api.app
 imported = time.perf_counter()
-from functions.api.wiring import services
+from functions.wiring import services
 services()
 print(imported - started, time.perf_counter() - started)
 """

@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from infra.dice import DiceSource, SecretDice
-from infra.repository import Repository
+from infra.progress_store import ProgressStore
+from infra.progression import ProgressionService
+from infra.publisher import EventPublisher
 from infra.settings import Settings
+from infra.timers import TurnTimers
 from infra.tournaments import Clock, TournamentService
 from infra.turns import TurnService
 
@@ -25,19 +28,19 @@ class Services:
     turns: TurnService
 
 
-def dynamodb_client() -> Any:
-    """A DynamoDB client with short timeouts: a turn should fail fast, not hang.
+def aws_client(service: str) -> Any:
+    """A client with short timeouts: a turn should fail fast, not hang.
 
-    Made with botocore directly: boto3 adds only its resource layer, which the
-    repository does not use, and importing it would lengthen every cold start.
+    Made with botocore directly: boto3 adds only its resource layer, which nothing here
+    uses, and importing it would lengthen every cold start.
     """
-    from botocore.config import Config  # noqa: PLC0415  # deferred: tests pass a client
+    from botocore.config import Config  # noqa: PLC0415  # deferred: tests pass clients
     from botocore.session import get_session  # noqa: PLC0415
 
     config = Config(
         connect_timeout=2, read_timeout=5, retries={"mode": "standard", "max_attempts": 3}
     )
-    return get_session().create_client("dynamodb", config=config)
+    return get_session().create_client(service, config=config)
 
 
 def build_services(
@@ -48,10 +51,30 @@ def build_services(
     clock: Clock = time.time,
 ) -> Services:
     """The services over `client` (a fresh DynamoDB client when None)."""
-    repository = Repository(
-        client if client is not None else dynamodb_client(), settings.table_name
+    repository = ProgressStore(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
     )
     return Services(
         tournaments=TournamentService(repository, clock, settings.retention_seconds),
         turns=TurnService(repository, dice if dice is not None else SecretDice()),
     )
+
+
+def build_progression(settings: Settings, *, client: Any = None) -> ProgressionService:
+    """The progression consumer's service over `client` (DynamoDB)."""
+    store = ProgressStore(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
+    )
+    return ProgressionService(store)
+
+
+def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:
+    """The publisher onto the settings' bus over `client` (EventBridge)."""
+    return EventPublisher(
+        client if client is not None else aws_client("events"), settings.event_bus
+    )
+
+
+def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:
+    """Turn deadlines over `client` (EventBridge Scheduler)."""
+    return TurnTimers(client if client is not None else aws_client("scheduler"), settings)

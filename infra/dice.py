@@ -12,15 +12,16 @@ from typing import Protocol
 
 
 class DiceSource(Protocol):
-    """Rolls `count` fair six-sided dice."""
+    """Rolls `count` fair six-sided dice; `at` names where they fall (`<table>@<version>`),
+    which only a reproducible source for tests uses."""
 
-    def roll(self, count: int) -> tuple[int, ...]: ...
+    def roll(self, count: int, at: str = "") -> tuple[int, ...]: ...
 
 
 class SecretDice:
     """Dice from the operating system's cryptographic source: nobody can predict them."""
 
-    def roll(self, count: int) -> tuple[int, ...]:
+    def roll(self, count: int, at: str = "") -> tuple[int, ...]:
         """`count` faces from `secrets.randbelow`."""
         return tuple(secrets.randbelow(6) + 1 for _ in range(count))
 
@@ -31,9 +32,23 @@ class SeededDice:
     def __init__(self, seed: int | str) -> None:
         self._random = random.Random(seed).random
 
-    def roll(self, count: int) -> tuple[int, ...]:
+    def roll(self, count: int, at: str = "") -> tuple[int, ...]:
         """`count` faces from a seeded Mersenne Twister (never use for real play)."""
         rand = self._random
         if count == 2:
             return (int(rand() * 6) + 1, int(rand() * 6) + 1)
+        return tuple(int(rand() * 6) + 1 for _ in range(count))
+
+
+class PlaceSeededDice:
+    """Reproducible dice that depend only on the seed and where they fall, not on the
+    order in which tables happen to be played: two runs of a tournament whose deliveries
+    came in different orders roll the same dice at the same table and version."""
+
+    def __init__(self, seed: int | str) -> None:
+        self._seed = seed
+
+    def roll(self, count: int, at: str = "") -> tuple[int, ...]:
+        """`count` faces from a Mersenne Twister seeded by the seed and `at`."""
+        rand = random.Random(f"{self._seed}/{at}").random
         return tuple(int(rand() * 6) + 1 for _ in range(count))

@@ -8,7 +8,7 @@ own (see `infra.table_item`), because they are written on every turn.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 META = "META"
@@ -49,6 +49,8 @@ class TournamentRecord:
     player_count: int = 0
     seed: str = ""  # the seed, or the organizer's order's digest; published once started
     seeding: str = "seed"  # "seed" (shuffled by `seed`) or "order" (the organizer's order)
+    champion: str = ""  # set when the final is over, with the status `finished`
+    top_standings: list[dict[str, Any]] = field(default_factory=list)  # the first places
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -70,6 +72,12 @@ class TournamentRecord:
             "player_count": {"N": str(self.player_count)},
             "seed": {"S": self.seed},
             "seeding": {"S": self.seeding},
+            "champion": {"S": self.champion},
+            **(
+                {"top_standings": {"S": json.dumps(self.top_standings, separators=(",", ":"))}}
+                if self.top_standings
+                else {}
+            ),
         }
 
     @classmethod
@@ -90,12 +98,31 @@ class TournamentRecord:
             player_count=int(item["player_count"]["N"]),
             seed=item["seed"]["S"],
             seeding=item.get("seeding", {"S": "seed"})["S"],
+            champion=item.get("champion", {"S": ""})["S"],
+            top_standings=json.loads(item["top_standings"]["S"]) if "top_standings" in item else [],
         )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerExit:
+    """Where a player's tournament ended (RULES.md §5 standings): the round and table
+    they left from, their place there, and the game's measure turned lower-is-better."""
+
+    round: int
+    table: str
+    table_place: int
+    measure: int
+    eliminated: bool  # False only for the champion
 
 
 @dataclass(slots=True)
 class PlayerRecord:
-    """A registered player: their name, token hash, and where they sit now."""
+    """A registered player: their name, token hash, and where they sit now.
+
+    The start sets `seed_position` and round 1's `table`; the progression consumer moves
+    `table` on (never back: `table_round` only grows) and records `exit`, and after the
+    final the player's `place`.
+    """
 
     tournament: str
     id: str
@@ -104,6 +131,9 @@ class PlayerRecord:
     registered_at: int
     expires_at: int
     table: str = ""  # the table they sit at (or last sat at), '' before the start
+    table_round: int = 0
+    seed_position: int = -1  # position in the seeded order, from 0; -1 before the start
+    exit: PlayerExit | None = None
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -118,6 +148,9 @@ class PlayerRecord:
             "registered_at": {"N": str(self.registered_at)},
             "expires_at": {"N": str(self.expires_at)},
             "table": {"S": self.table},
+            "table_round": {"N": str(self.table_round)},
+            "seed_position": {"N": str(self.seed_position)},
+            **(exit_attributes(self.exit) if self.exit is not None else {}),
         }
 
     @classmethod
@@ -131,4 +164,30 @@ class PlayerRecord:
             registered_at=int(item["registered_at"]["N"]),
             expires_at=int(item["expires_at"]["N"]),
             table=item["table"]["S"],
+            table_round=int(item.get("table_round", {"N": "0"})["N"]),
+            seed_position=int(item.get("seed_position", {"N": "-1"})["N"]),
+            exit=_exit_from(item),
         )
+
+
+def exit_attributes(exit: PlayerExit) -> dict[str, Any]:
+    """A player item's attributes recording `exit`."""
+    return {
+        "exit_round": {"N": str(exit.round)},
+        "exit_table": {"S": exit.table},
+        "exit_place": {"N": str(exit.table_place)},
+        "exit_measure": {"N": str(exit.measure)},
+        "eliminated": {"BOOL": exit.eliminated},
+    }
+
+
+def _exit_from(item: dict[str, Any]) -> PlayerExit | None:
+    if "exit_round" not in item:
+        return None
+    return PlayerExit(
+        round=int(item["exit_round"]["N"]),
+        table=item["exit_table"]["S"],
+        table_place=int(item["exit_place"]["N"]),
+        measure=int(item["exit_measure"]["N"]),
+        eliminated=item["eliminated"]["BOOL"],
+    )

@@ -86,7 +86,7 @@ class Repository:
                 ExpressionAttributeValues=values,
             )
         except ClientError as error:
-            if _code(error) == "ConditionalCheckFailedException":
+            if code_of(error) == "ConditionalCheckFailedException":
                 raise WrongStatus(
                     f"the tournament must be {' or '.join(allowed)} to become {status}",
                     rule="tournament status",
@@ -129,7 +129,7 @@ class Repository:
                 ],
             )
         except ClientError as error:
-            if _code(error) != "TransactionCanceledException":
+            if code_of(error) != "TransactionCanceledException":
                 raise
             tournament = self.get_tournament(player.tournament)
             if tournament is None:
@@ -151,6 +151,14 @@ class Repository:
             {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + player}}
         )
         return None if item is None else PlayerRecord.from_item(item)
+
+    def get_players(self, tournament: str, players: Sequence[str]) -> list[PlayerRecord]:
+        """The stored players among `players` (read strongly consistent)."""
+        keys = [
+            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + p}}
+            for p in players
+        ]
+        return [PlayerRecord.from_item(item) for item in self._batch_get_keys(keys)]
 
     def players(self, tournament: str) -> Iterator[PlayerRecord]:
         """Every registered player, page by page (strongly consistent)."""
@@ -213,7 +221,7 @@ class Repository:
                 ExpressionAttributeValues={":loaded": {"N": str(loaded_version)}},
             )
         except ClientError as error:
-            if _code(error) == "ConditionalCheckFailedException":
+            if code_of(error) == "ConditionalCheckFailedException":
                 raise StaleVersion(
                     f"table {table.ref} moved on from version {loaded_version}",
                     current_version=-1,  # unknown here; the caller re-reads to tell
@@ -232,12 +240,13 @@ class Repository:
     def _batch_get(
         self, tournament: str, refs: Sequence[str], extra: dict[str, Any] | None = None
     ) -> Iterator[dict[str, Any]]:
-        for chunk in _chunks(refs, _BATCH_GET_LIMIT):
-            request = {
-                "Keys": [table_key(tournament, ref) for ref in chunk],
-                "ConsistentRead": True,
-                **(extra or {}),
-            }
+        return self._batch_get_keys([table_key(tournament, ref) for ref in refs], extra)
+
+    def _batch_get_keys(
+        self, keys: Sequence[dict[str, Any]], extra: dict[str, Any] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        for chunk in _chunks(keys, _BATCH_GET_LIMIT):
+            request = {"Keys": list(chunk), "ConsistentRead": True, **(extra or {})}
             pending: dict[str, Any] = {self._table: request}
             for attempt in count():
                 page = self._call(self._client.batch_get_item, RequestItems=pending)
@@ -262,7 +271,7 @@ class Repository:
         try:
             return operation(**kwargs)
         except ClientError as error:
-            if _code(error) in _THROTTLING:
+            if code_of(error) in _THROTTLING:
                 raise Throttled(
                     "the table is busy; retry after a short wait", rule="DynamoDB capacity"
                 ) from error
@@ -277,7 +286,7 @@ def _back_off(attempt: int) -> None:
     time.sleep(min(0.05 * 2**attempt, 2.0))
 
 
-def _code(error: ClientError) -> str:
+def code_of(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
 
 

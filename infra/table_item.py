@@ -85,6 +85,8 @@ class TableRecord:
     last_keys: dict[int, tuple[str, int]] = field(default_factory=dict)
     ranking: tuple[str, ...] = ()  # set once the table is over
     expires_at: int = 0
+    final: bool = False
+    bye: bool = False  # a lone player's table: over from the start, nothing to play
 
     @property
     def version(self) -> int:
@@ -112,8 +114,10 @@ def to_item(record: TableRecord) -> dict[str, Any]:
         "token_hashes": {"S": " ".join(record.token_hashes)},
         "moves": {"S": encode_moves(record.moves)},
         "version": {"N": str(record.version)},
-        "status": {"S": "over" if record.ranking else "playing"},
+        "status": {"S": _status(record)},
     }
+    if record.final:
+        item["final"] = {"BOOL": True}
     if record.last_keys:
         item["last_keys"] = {
             "M": {
@@ -148,4 +152,25 @@ def from_item(item: dict[str, Any]) -> TableRecord:
         last_keys=last_keys,
         ranking=tuple(item["ranking"]["S"].split(" ")) if "ranking" in item else (),
         expires_at=int(item["expires_at"]["N"]) if "expires_at" in item else 0,
+        final="final" in item,
+        bye=item["status"]["S"] == "bye",
+    )
+
+
+def _status(record: TableRecord) -> str:
+    if record.bye:
+        return "bye"
+    return "over" if record.ranking else "playing"
+
+
+def bye_table(tournament: str, ref: str, player: str, expires_at: int, game: str) -> TableRecord:
+    """The table of a player who would sit alone: over at once, the player going on."""
+    return TableRecord(
+        tournament=tournament,
+        ref=ref,
+        seating=Seating(game, (player,), {}, 1),
+        token_hashes=("-",),
+        ranking=(player,),
+        expires_at=expires_at,
+        bye=True,
     )

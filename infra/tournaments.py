@@ -17,8 +17,10 @@ from typing import Any
 
 from core.bracket import (
     BracketPlan,
+    ByeGiven,
     InvalidBracket,
     SeatTable,
+    Standing,
     TableRef,
     first_round,
     organizer_order,
@@ -28,9 +30,9 @@ from core.match import Seating
 from core.options import options_dict
 from core.registry import get_game
 from infra.errors import Forbidden, NotFound, Unauthorized, WrongStatus
+from infra.progress_store import ProgressStore
 from infra.records import PlayerRecord, Status, TournamentRecord
-from infra.repository import Repository
-from infra.table_item import TableRecord
+from infra.table_item import TableRecord, bye_table
 from infra.tokens import hash_token, new_id, new_token, token_matches, token_owner
 
 ORGANIZER = "organizer"
@@ -41,7 +43,7 @@ Clock = Callable[[], float]
 class TournamentService:
     """Everything about a tournament except playing its tables."""
 
-    def __init__(self, repository: Repository, clock: Clock, retention_seconds: int) -> None:
+    def __init__(self, repository: ProgressStore, clock: Clock, retention_seconds: int) -> None:
         self._repository = repository
         self._clock = clock
         self._retention = retention_seconds
@@ -168,19 +170,40 @@ class TournamentService:
         """Where the token's player plays now: their table, or that they wait."""
         found = self.get(tournament)
         player = self._authenticate_player(found, token)
+        finished = found.status == Status.FINISHED
         return {
             "tournament": tournament,
             "player": player.id,
             "name": player.name,
             "tournament_status": found.status,
             "table": player.table or None,
+            "eliminated": player.exit is not None and player.exit.eliminated,
+            "place": (
+                self._repository.place_of(tournament, player.id, found.player_count)
+                if finished
+                else None
+            ),
         }
+
+    def standings(
+        self, tournament: str, offset: int, limit: int
+    ) -> tuple[list[Standing], int | None]:
+        """A page of the final standings and the offset of the next page."""
+        found = self.get(tournament)
+        if found.status != Status.FINISHED:
+            raise WrongStatus(
+                f"the standings are known once the final is over; the tournament is {found.status}",
+                rule="RULES.md §5 standings",
+            )
+        rows = self._repository.standings_page(tournament, offset, limit)
+        following = offset + limit if offset + limit < found.player_count else None
+        return rows, following
 
     def plan(self, tournament: TournamentRecord) -> BracketPlan | None:
         """The bracket once the players are known (from the start on), else None."""
         if tournament.status in (Status.DRAFT, Status.OPEN, Status.CLOSED):
             return None
-        return _bracket(tournament.player_count, tournament.table_size, tournament.advance)
+        return bracket_plan(tournament.player_count, tournament.table_size, tournament.advance)
 
     def round_tables(
         self, tournament: str, round: int, offset: int, limit: int
@@ -202,27 +225,47 @@ class TournamentService:
         players: dict[str, PlayerRecord],
         order: Sequence[str],
     ) -> None:
-        plan = BracketPlan.build(len(order), tournament.table_size, tournament.advance)
-        seatings = [d for d in first_round(plan, order) if isinstance(d, SeatTable)]
-        refs = [str(s.table) for s in seatings]
-        stored = self._repository.existing_tables(tournament.id, refs)
+        plan = bracket_plan(len(order), tournament.table_size, tournament.advance)
+        decisions = first_round(plan, order)
+        stored = self._repository.existing_tables(tournament.id, [str(d.table) for d in decisions])
         self._repository.put_new_tables(
-            TableRecord(
-                tournament=tournament.id,
-                ref=str(seating.table),
-                seating=Seating(
-                    tournament.game, seating.players, tournament.options, seating.survivors
-                ),
-                token_hashes=tuple(players[p].token_hash for p in seating.players),
-                expires_at=tournament.expires_at,
-            )
-            for seating in seatings
-            if str(seating.table) not in stored
+            self._round_one_table(tournament, players, decision)
+            for decision in decisions
+            if str(decision.table) not in stored
         )
-        for seating in seatings:
-            for player_id in seating.players:
-                players[player_id].table = str(seating.table)
+        for position, player_id in enumerate(order):
+            players[player_id].seed_position = position
+        for decision in decisions:
+            seated = decision.players if isinstance(decision, SeatTable) else (decision.player,)
+            for player_id in seated:
+                players[player_id].table = str(decision.table)
+                players[player_id].table_round = 1
         self._repository.put_players(players.values())
+
+    @staticmethod
+    def _round_one_table(
+        tournament: TournamentRecord,
+        players: dict[str, PlayerRecord],
+        decision: SeatTable | ByeGiven,
+    ) -> TableRecord:
+        if isinstance(decision, ByeGiven):  # only with table_size 2 and an odd count
+            return bye_table(
+                tournament.id,
+                str(decision.table),
+                decision.player,
+                tournament.expires_at,
+                tournament.game,
+            )
+        return TableRecord(
+            tournament=tournament.id,
+            ref=str(decision.table),
+            seating=Seating(
+                tournament.game, decision.players, tournament.options, decision.survivors
+            ),
+            token_hashes=tuple(players[p].token_hash for p in decision.players),
+            expires_at=tournament.expires_at,
+            final=decision.final,
+        )
 
     def _authorize_organizer(self, tournament: TournamentRecord, token: str) -> None:
         if token_matches(token, tournament.organizer_hash):
@@ -278,7 +321,7 @@ def _check_resumed_like_begun(
 
 
 @lru_cache(maxsize=64)
-def _bracket(player_count: int, table_size: int, advance: int) -> BracketPlan:
+def bracket_plan(player_count: int, table_size: int, advance: int) -> BracketPlan:
     """Plans are immutable and a million-player one takes about 0.2 s to build: every read
     of a running tournament and every page of its rounds would otherwise rebuild it."""
     return BracketPlan.build(player_count, table_size, advance)

@@ -12,9 +12,10 @@ import base64
 import hashlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from core.actions import Action, action_from_dict
+from core.actions import Action, Timeout, action_from_dict
 from core.audit import event_record, log_records
 from core.errors import MatchOver, NotYourTurn
 from core.events import Event, PlayerId
@@ -29,6 +30,7 @@ from infra.errors import (
     StaleVersion,
     TurnConflict,
     Unauthorized,
+    WrongStatus,
 )
 from infra.repository import Repository
 from infra.table_item import TableRecord
@@ -85,24 +87,42 @@ class TurnService:
                 else NotYourTurn(f"it is {to_act}'s turn, not {player}'s", rule="turn order")
             )
             raise TurnConflict(cause, current_version=table.version)
-        rolled = self._dice.roll(game.dice_needed(state, action))
-        state, events = game.apply(state, player, action, rolled)
-        played = TableRecord(
-            tournament=table.tournament,
-            ref=table.ref,
-            seating=table.seating,
-            token_hashes=table.token_hashes,
-            moves=[*table.moves, Move(action, rolled)],
-            last_keys={**table.last_keys, seat: (key, version + 1)} if key else table.last_keys,
-            ranking=game.outcome(state).ranking if game.is_over(state) else (),
-            expires_at=table.expires_at,
-        )
+        last_keys = {**table.last_keys, seat: (key, version + 1)} if key else table.last_keys
         try:
-            self._repository.save_table(played, loaded_version=version)
+            played, state, events = self._play(
+                table, game=game, state=state, player=player, action=action, last_keys=last_keys
+            )
         except StaleVersion:
             return self._after_lost_race(table, seat, version, action, key)
-        self._remember(played, state)
-        return _answer(table, game, state, events, player)
+        return _answer(played, game, state, events, player)
+
+    def time_out(self, tournament: str, ref: str, version: int) -> bool:
+        """Apply RULES.md §4 to whoever is to act, if the table is still at `version`.
+
+        A turn's deadline is scheduled for the version it was made at: a firing that
+        comes late (the player acted) or twice (the timeout was applied) finds another
+        version and does nothing. Returns whether a timeout was applied.
+        """
+        table = self._repository.get_table(tournament, ref)
+        if table is None or table.bye or table.over or table.version != version:
+            return False
+        game = get_game(table.seating.game)
+        state = self._state(table)
+        player = game.to_act(state)
+        if player is None:
+            return False
+        try:
+            self._play(
+                table,
+                game=game,
+                state=state,
+                player=player,
+                action=Timeout(),
+                last_keys=table.last_keys,
+            )
+        except StaleVersion:
+            return False  # the player acted in the meantime
+        return True
 
     def player_view(self, tournament: str, ref: str, token: str) -> dict[str, Any]:
         """The table as the token holder may see it."""
@@ -136,6 +156,10 @@ class TurnService:
         table = self._repository.get_table(tournament, ref)
         if table is None:
             raise NotFound(f"tournament {tournament} has no table {ref}", rule="table")
+        if table.bye:
+            raise WrongStatus(
+                f"table {ref} is a bye: {table.ranking[0]} goes on without playing", rule="bye"
+            )
         return table
 
     def _authenticate(self, table: TableRecord, token: str) -> int:
@@ -153,6 +177,30 @@ class TurnService:
                 f"player {player} does not sit at table {table.ref}", rule="Authorization"
             )
         raise Unauthorized("the player token does not match", rule="Authorization")
+
+    def _play(
+        self,
+        table: TableRecord,
+        *,
+        game: Game[Any],
+        state: Any,
+        player: PlayerId,
+        action: Action,
+        last_keys: dict[int, tuple[str, int]],
+    ) -> tuple[TableRecord, Any, tuple[Event, ...]]:
+        """Draw the dice, apply `action` and save, conditional on the loaded version."""
+        needed = game.dice_needed(state, action)
+        rolled = self._dice.roll(needed, at=f"{table.ref}@{table.version}")
+        state, events = game.apply(state, player, action, rolled)
+        played = replace(
+            table,
+            moves=[*table.moves, Move(action, rolled)],
+            last_keys=last_keys,
+            ranking=game.outcome(state).ranking if game.is_over(state) else (),
+        )
+        self._repository.save_table(played, loaded_version=table.version)
+        self._remember(played, state)
+        return played, state, tuple(events)
 
     def _state(self, table: TableRecord) -> Any:
         cached = self._states.get((table.tournament, table.ref, table.version))

@@ -9,8 +9,8 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.api import errors
-from functions.api.observability import logger, metrics, tracer
 from functions.api.routes import docs, players, tables, tournaments
+from functions.observability import logger, metrics, tracer
 
 app = APIGatewayHttpResolver(enable_validation=True)
 app.include_router(tournaments.router)

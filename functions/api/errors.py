@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 
 from core.bracket import InvalidBracket
 from core.errors import KnobelcupError
-from functions.api.observability import logger
+from functions.observability import logger
 from infra.errors import (
     Forbidden,
     NotFound,

@@ -79,6 +79,17 @@ class RoundSummary(Lazy):
     final: bool
 
 
+class Standing(Lazy):
+    """A final place: the last round reached, the place at the last table, and the
+    game's measure turned so that lower is better (scores are negated)."""
+
+    place: int
+    player: str
+    round: int
+    table_place: int
+    measure: int
+
+
 class TournamentView(Lazy):
     """A tournament as anyone may see it."""
 
@@ -97,7 +108,18 @@ class TournamentView(Lazy):
         " newlines); published once started, so anyone can recompute the seating"
     )
     rounds: list[RoundSummary]
-    standings: list[dict[str, Any]]
+    champion: str | None = Field(description="the final's winner, once finished")
+    standings: list[Standing] = Field(
+        description="the first places once finished; all of them at /standings"
+    )
+
+
+class StandingsPage(Lazy):
+    """A page of the final standings (RULES.md §5), best first."""
+
+    tournament_id: str
+    standings: list[Standing]
+    next_offset: int | None
 
 
 class TableSummary(Lazy):
@@ -126,7 +148,9 @@ class Whereabouts(Lazy):
     player: str
     name: str
     tournament_status: str
-    table: str | None
+    table: str | None = Field(description="the table they play at, or last played at")
+    eliminated: bool = Field(description="whether their tournament is over and not won")
+    place: int | None = Field(description="their final place, once the tournament finished")
 
 
 class ActionBody(Lazy):

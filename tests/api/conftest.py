@@ -11,7 +11,7 @@ import pytest
 from apiclient import ApiClient
 from moto import mock_aws
 
-from functions.api.wiring import use_services
+from functions.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
 from infra.local.provision import create_tables

@@ -9,7 +9,7 @@ from botocore.exceptions import ClientError
 from conftest import Stack
 from test_flow import create_and_start
 
-from functions.api.wiring import services
+from functions.wiring import services
 
 
 def first_turn(stack: Stack) -> tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]:

@@ -19,7 +19,7 @@ from botocore.config import Config
 from motoserver import moto_server
 
 from core.audit import verify
-from functions.api.wiring import use_services
+from functions.wiring import use_services
 from infra.bootstrap import build_services
 from infra.local.provision import create_tables
 from infra.settings import Settings

@@ -6,7 +6,7 @@ import pytest
 from conftest import Stack
 from test_errors import first_turn
 
-from functions.api.wiring import services
+from functions.wiring import services
 from infra.table_item import TableRecord
 
 

@@ -8,7 +8,7 @@ import pytest
 from conftest import Stack
 
 from core.bracket import seeded_order
-from functions.api.wiring import services
+from functions.wiring import services
 from infra.tournaments import order_digest
 
 

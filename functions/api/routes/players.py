@@ -9,8 +9,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
 from functions.api.models import PlayerRegistered, Registration, Whereabouts
-from functions.api.observability import metrics
-from functions.api.wiring import services
+from functions.observability import metrics
+from functions.wiring import services
 
 router = Router()
 

@@ -10,8 +10,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
 from functions.api.models import AuditLog, SubmitAction, TableView
-from functions.api.observability import logger, metrics
-from functions.api.wiring import services
+from functions.observability import logger, metrics
+from functions.wiring import services
 
 router = Router()
 TABLE = "/tournaments/<tournament_id>/tables/<table>"

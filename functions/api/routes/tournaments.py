@@ -12,12 +12,14 @@ from functions.api.models import (
     CreateTournament,
     RoundSummary,
     RoundTables,
+    Standing,
+    StandingsPage,
     StartTournament,
     TableSummary,
     TournamentCreated,
     TournamentView,
 )
-from functions.api.wiring import services
+from functions.wiring import services
 from infra.records import TournamentRecord
 
 router = Router()
@@ -119,6 +121,25 @@ def round_tables(
     )
 
 
+@router.get(
+    "/tournaments/<tournament_id>/standings",
+    tags=["public"],
+    summary="Read the final standings",
+)
+def read_standings(
+    tournament_id: str,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
+) -> StandingsPage:
+    """A page of every player's final place, best first (once the tournament finished)."""
+    rows, following = services().tournaments.standings(tournament_id, offset, limit)
+    return StandingsPage(
+        tournament_id=tournament_id,
+        standings=[Standing(**row._asdict()) for row in rows],
+        next_offset=following,
+    )
+
+
 def _view(tournament: TournamentRecord) -> TournamentView:
     plan = services().tournaments.plan(tournament)
     rounds = (
@@ -142,5 +163,6 @@ def _view(tournament: TournamentRecord) -> TournamentView:
         seeding=tournament.seeding if tournament.seed else None,
         seed=tournament.seed or None,
         rounds=rounds,
-        standings=[],
+        champion=tournament.champion or None,
+        standings=[Standing(**row) for row in tournament.top_standings],
     )

@@ -1,0 +1,180 @@
+"""The progression consumer's use case: a table finished, so move the bracket on.
+
+For each `TableFinished` (RULES.md §5, through the pure `core.bracket` functions):
+1. record the exit of every player whose tournament ends at that table;
+2. report the table to its round's counting tree (`core.bracket.completion`);
+3. put its advancers in their slot at the next table; once every feeder has sent its
+   players, seat that table (or give a bye, stored as a table that is over at once);
+4. after the final, compute and store the standings, then mark the tournament finished.
+
+Each step is idempotent and comes before the steps that depend on it, so a consumer
+that dies anywhere and is retried, or gets the event twice or late, ends in the same
+items. The events for outside subscribers come from those items through the stream.
+"""
+
+from __future__ import annotations
+
+from core.bracket import (
+    BracketPlan,
+    ByeGiven,
+    InvalidBracket,
+    SeatTable,
+    TableRef,
+    advancing,
+    check_outcome,
+    exits,
+    seat_next,
+    standings,
+)
+from core.bracket.completion import completion_path
+from core.bracket.progression import Exit
+from core.match import Seating
+from core.outcome import Outcome, Placement
+from infra.errors import NotFound
+from infra.events import TableFinished
+from infra.progress_store import ProgressStore
+from infra.records import PlayerExit, Status, TournamentRecord
+from infra.table_item import TableRecord, bye_table
+from infra.tournaments import bracket_plan
+
+
+class StartNotFinished(InvalidBracket):
+    """The final ended while an interrupted start was not yet resumed: retry later."""
+
+
+class ProgressionService:
+    """Moves a running tournament on, one finished table at a time."""
+
+    def __init__(self, store: ProgressStore) -> None:
+        self._store = store
+        # what progression reads of a tournament never changes once it runs
+        self._running: dict[str, TournamentRecord] = {}
+
+    def table_finished(self, finished: TableFinished) -> None:
+        """Everything that follows from one finished table; safe to repeat."""
+        tournament = self._tournament(finished.tournament)
+        if tournament is None:
+            return  # finished already: nothing is left to move
+        plan = bracket_plan(tournament.player_count, tournament.table_size, tournament.advance)
+        ref = plan.check(TableRef.parse(finished.table))
+        if finished.bye:
+            going_on: tuple[str, ...] = (finished.players[0],)
+        else:
+            outcome = _outcome(finished)
+            check_outcome(ref, finished.players, outcome)
+            going_on = advancing(plan, ref, outcome)
+            for leaving in exits(plan, ref, outcome):
+                self._store.record_exit(
+                    tournament.id, leaving.player, _player_exit(plan, str(ref), leaving)
+                )
+        self._report_to_round(tournament, plan, ref)
+        successor = plan.successor(ref)
+        if successor is None:
+            self._finish(tournament)
+            return
+        arrived = self._store.add_arrival(
+            tournament.id, str(successor), plan.slot(ref), going_on, tournament.expires_at
+        )
+        feeders = len(plan.feeders(successor))
+        if len(arrived) == feeders:
+            decision = seat_next(plan, successor, [arrived[slot] for slot in range(feeders)])
+            self._seat(tournament, decision)
+
+    # --- steps -----------------------------------------------------------------------
+
+    def _tournament(self, tournament_id: str) -> TournamentRecord | None:
+        """The running tournament (cached), None once finished; `NotFound` if unknown."""
+        cached = self._running.get(tournament_id)
+        if cached is not None:
+            return cached
+        tournament = self._store.get_tournament(tournament_id)
+        if tournament is None:
+            raise NotFound(f"no tournament {tournament_id}", rule="tournament")
+        if tournament.status == Status.FINISHED:
+            return None
+        if tournament.status not in (Status.STARTING, Status.RUNNING):
+            raise InvalidBracket(
+                f"tournament {tournament_id} is {tournament.status}, not running",
+                rule="tables",
+            )
+        self._running[tournament_id] = tournament
+        return tournament
+
+    def _report_to_round(
+        self, tournament: TournamentRecord, plan: BracketPlan, ref: TableRef
+    ) -> None:
+        tables = plan.tables_in(ref.round)
+        for step in completion_path(tables, ref.index):
+            complete = self._store.report_finished(
+                tournament.id, ref.round, tables, step, tournament.expires_at
+            )
+            if not complete:
+                return
+
+    def _seat(self, tournament: TournamentRecord, decision: SeatTable | ByeGiven) -> None:
+        if isinstance(decision, ByeGiven):
+            self._store.seat_table(
+                bye_table(
+                    tournament.id,
+                    str(decision.table),
+                    decision.player,
+                    tournament.expires_at,
+                    tournament.game,
+                )
+            )
+            return
+        ref = str(decision.table)
+        players = {p.id: p for p in self._store.get_players(tournament.id, decision.players)}
+        self._store.seat_table(
+            TableRecord(
+                tournament=tournament.id,
+                ref=ref,
+                seating=Seating(
+                    tournament.game, decision.players, tournament.options, decision.survivors
+                ),
+                token_hashes=tuple(players[p].token_hash for p in decision.players),
+                expires_at=tournament.expires_at,
+                final=decision.final,
+            )
+        )
+        for player in decision.players:
+            self._store.move_player(tournament.id, player, ref, decision.table.round)
+
+    def _finish(self, tournament: TournamentRecord) -> None:
+        """After the final: every player has exited, so the standings are complete."""
+        current = self._store.get_tournament(tournament.id)
+        if current is not None and current.status == Status.STARTING:
+            # a start interrupted before `running` must be resumed first; until then
+            # the event goes back to the queue and comes again
+            raise StartNotFinished(f"tournament {tournament.id} is still starting", rule="start")
+        players = list(self._store.players(tournament.id))
+        missing = [p.id for p in players if p.exit is None]
+        if missing:  # cannot happen while every table reports before its successor seats
+            raise InvalidBracket(
+                f"{len(missing)} players have no exit yet, such as {missing[0]}",
+                rule="RULES.md §5 standings",
+            )
+        table = standings(
+            (
+                Exit(p.id, p.exit.round, p.exit.table_place, p.exit.measure)
+                for p in players
+                if p.exit is not None
+            ),
+            {p.id: p.seed_position for p in players},
+        )
+        self._store.write_standings(tournament.id, table)
+        self._store.finish(tournament.id, table)
+        self._running.pop(tournament.id, None)
+
+
+def _outcome(finished: TableFinished) -> Outcome:
+    return Outcome(
+        tuple(Placement(p.player, p.place, p.measure) for p in finished.placements),
+        finished.measure_name,
+        finished.lower_measure_is_better,
+    )
+
+
+def _player_exit(plan: BracketPlan, ref: str, leaving: Exit) -> PlayerExit:
+    champion = leaving.round == plan.rounds and leaving.table_place == 1
+    return PlayerExit(leaving.round, ref, leaving.table_place, leaving.measure, not champion)

@@ -1,0 +1,98 @@
+"""Turn deadlines as one-time EventBridge Scheduler schedules (RULES.md §4).
+
+Each version of a table that is still in play gets one schedule, named after the table
+and version, due `turn_timeout_seconds` after the write that made the version. When the
+next version appears (the player acted, or the timeout was applied) the old schedule is
+deleted; one that fires anyway finds the table at another version and does nothing. A
+fired schedule deletes itself (`ActionAfterCompletion: DELETE`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from infra.publisher import StreamChange
+from infra.repository import code_of
+from infra.settings import Settings
+from infra.table_item import from_item
+
+DEFAULT_TURN_TIMEOUT = 60
+_GONE = {"ResourceNotFoundException"}
+_THERE = {"ConflictException"}
+
+
+def schedule_name(tournament: str, ref: str, version: int) -> str:
+    """`t-abc.R2-5.v17`: unique per turn, within Scheduler's 64 characters and alphabet."""
+    return f"{tournament}.{ref}.v{version}"
+
+
+def timeout_input(tournament: str, ref: str, version: int) -> dict[str, Any]:
+    """What a schedule hands the timeout handler."""
+    return {"tournament": tournament, "table": ref, "version": version}
+
+
+class TurnTimers:
+    """Creates and deletes the schedules that time turns out."""
+
+    def __init__(self, client: Any, settings: Settings) -> None:
+        self._client = client
+        self._settings = settings
+
+    def on_table_change(self, change: StreamChange) -> None:
+        """Schedule the deadline of the version `change` made; drop the previous one."""
+        if change.new is None or change.new.get("kind", {}).get("S") != "table":
+            return
+        table = from_item(change.new)
+        if table.bye:
+            return
+        previous = int(change.old["version"]["N"]) if change.old is not None else None
+        if previous == table.version:
+            return  # a repeated write: its schedule exists already
+        if not table.over:
+            timeout = table.seating.options.get("turn_timeout_seconds")
+            if not isinstance(timeout, int):
+                timeout = DEFAULT_TURN_TIMEOUT
+            self.schedule(table.tournament, table.ref, table.version, change.at + timeout)
+        if previous is not None:
+            self.cancel(table.tournament, table.ref, previous)
+
+    def schedule(self, tournament: str, ref: str, version: int, due: float) -> None:
+        """A one-time schedule that times out `version` of the table at `due` (epoch s)."""
+        when = datetime.fromtimestamp(math.ceil(due), UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        target: dict[str, Any] = {
+            "Arn": self._settings.timeout_function_arn,
+            "RoleArn": self._settings.scheduler_role_arn,
+            "Input": json.dumps(timeout_input(tournament, ref, version)),
+            "RetryPolicy": {"MaximumRetryAttempts": 10, "MaximumEventAgeInSeconds": 3600},
+        }
+        if self._settings.timeout_dead_letter_arn:
+            target["DeadLetterConfig"] = {"Arn": self._settings.timeout_dead_letter_arn}
+        try:
+            self._client.create_schedule(
+                Name=schedule_name(tournament, ref, version),
+                GroupName=self._settings.schedule_group,
+                ScheduleExpression=f"at({when})",
+                ScheduleExpressionTimezone="UTC",
+                FlexibleTimeWindow={"Mode": "OFF"},
+                Target=target,
+                ActionAfterCompletion="DELETE",
+            )
+        except ClientError as error:
+            if code_of(error) not in _THERE:  # made by an earlier delivery of this change
+                raise
+
+    def cancel(self, tournament: str, ref: str, version: int) -> None:
+        """Delete the schedule of `version`, if it has not fired (and deleted itself)."""
+        try:
+            self._client.delete_schedule(
+                Name=schedule_name(tournament, ref, version),
+                GroupName=self._settings.schedule_group,
+            )
+        except ClientError as error:
+            if code_of(error) not in _GONE:
+                raise

@@ -8,7 +8,9 @@ point-in-time recovery stay the business of CloudFormation.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -140,3 +142,52 @@ def _literal(value: Any, where: str) -> Any:
     if isinstance(value, list):
         return [_literal(item, where) for item in value]
     return value
+
+
+@dataclass(frozen=True)
+class Messaging:
+    """What `create_messaging` made: the bus, the queues by logical id, the schedule group."""
+
+    bus: str
+    queues: dict[str, str]  # logical id → queue URL
+    schedule_group: str
+
+
+def create_messaging(
+    events: Any, sqs: Any, scheduler: Any, prefix: str, template: Path = TEMPLATE_PATH
+) -> Messaging:
+    """The template's bus, queues, rules (bus → queue) and schedule group, named
+    `<prefix>-<logical id>`: the event plumbing as deployed, so that patterns and targets
+    cannot drift between the tests and production."""
+    resources = load_template(template).get("Resources", {})
+    bus = events.create_event_bus(Name=f"{prefix}-events")["EventBusArn"].rsplit("/", 1)[-1]
+    queues: dict[str, str] = {}
+    arns: dict[str, str] = {}
+    for logical_id, resource in resources.items():
+        if resource.get("Type") == "AWS::SQS::Queue":
+            url = sqs.create_queue(QueueName=f"{prefix}-{logical_id}")["QueueUrl"]
+            queues[logical_id] = url
+            arns[logical_id] = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])[
+                "Attributes"
+            ]["QueueArn"]
+    for logical_id, resource in resources.items():
+        if resource.get("Type") != "AWS::Events::Rule":
+            continue
+        properties = resource["Properties"]
+        name = f"{prefix}-{logical_id}"
+        events.put_rule(
+            Name=name,
+            EventBusName=bus,
+            EventPattern=json.dumps(_literal(properties["EventPattern"], logical_id)),
+        )
+        events.put_targets(
+            Rule=name,
+            EventBusName=bus,
+            Targets=[
+                {"Id": target["Id"], "Arn": arns[target["Arn"]["Fn::GetAtt"][0]]}
+                for target in properties["Targets"]
+            ],
+        )
+    group = f"{prefix}-turns"
+    scheduler.create_schedule_group(Name=group)
+    return Messaging(bus=bus, queues=queues, schedule_group=group)

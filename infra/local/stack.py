@@ -1,0 +1,158 @@
+"""The whole service off AWS: the template's table and messaging on moto, every handler
+wired to them, and `LocalDelivery` playing Lambda's and Scheduler's part.
+
+Works against in-process moto (`mock_aws`) and moto's server alike: the clients go
+wherever the environment points boto3. `crash` makes the publisher, timer, progression
+and timeout functions die around their writes (see `infra.local.faults`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+
+from functions.progression import app as progression_app
+from functions.publisher import app as publisher_app
+from functions.timeout import app as timeout_app
+from functions.timers import app as timers_app
+from functions.wiring import use_services
+from infra.bootstrap import (
+    Services,
+    build_progression,
+    build_publisher,
+    build_services,
+    build_timers,
+)
+from infra.dice import DiceSource
+from infra.local.delivery import (
+    Deliveries,
+    LocalDelivery,
+    QueueReader,
+    ScheduleFirer,
+    StreamTap,
+)
+from infra.local.faults import CrashingClient, CrashPlan
+from infra.local.provision import create_messaging, create_tables
+from infra.local.write_counter import WriteCounter
+from infra.settings import Settings
+from infra.tournaments import Clock
+
+ACCOUNT = "123456789012"
+REGION = "eu-central-1"
+OBSERVER_PATTERN = {"source": ["knobelcup"]}
+
+
+@dataclass
+class LocalStack:
+    """The clients, settings and deliveries of one local deployment."""
+
+    dynamodb: Any
+    sqs: Any
+    settings: Settings
+    delivery: LocalDelivery
+    api: Services
+    observer_queue: str  # gets every domain event, as an outside subscriber would
+
+    def observed(self) -> list[dict[str, Any]]:
+        """The events that reached the outside subscriber since the last call."""
+        events: list[dict[str, Any]] = []
+        while True:
+            messages = self.sqs.receive_message(
+                QueueUrl=self.observer_queue, MaxNumberOfMessages=10
+            ).get("Messages", [])
+            if not messages:
+                return events
+            for message in messages:
+                events.append(json.loads(message["Body"]))
+                self.sqs.delete_message(
+                    QueueUrl=self.observer_queue, ReceiptHandle=message["ReceiptHandle"]
+                )
+
+
+def start_local_stack(
+    prefix: str,
+    *,
+    dice: DiceSource,
+    clock: Clock,
+    crash: CrashPlan | None = None,
+    deliveries: Deliveries | None = None,
+    writes: WriteCounter | None = None,
+) -> LocalStack:
+    """Provision the template's resources under `prefix` and wire every handler to them;
+    `writes` counts every function's DynamoDB writes per item."""
+    dynamodb = boto3.client("dynamodb")
+    sqs = boto3.client("sqs")
+    events = boto3.client("events")
+    scheduler = boto3.client("scheduler")
+    table = create_tables(dynamodb, names={"KnobelcupTable": f"{prefix}-table"})
+    messaging = create_messaging(events, sqs, scheduler, prefix)
+    settings = Settings(
+        table_name=table["KnobelcupTable"],
+        event_bus=messaging.bus,
+        schedule_group=messaging.schedule_group,
+        timeout_function_arn=f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{prefix}-timeout",
+        scheduler_role_arn=f"arn:aws:iam::{ACCOUNT}:role/{prefix}-scheduler",
+    )
+
+    counted = dynamodb if writes is None else writes.wrap(dynamodb)
+
+    def faulty(client: Any, who: str) -> Any:
+        return client if crash is None else CrashingClient(client, crash, who)
+
+    api = build_services(settings, client=counted, dice=dice, clock=clock)
+    use_services(api)
+    publisher_app.publisher.use(build_publisher(settings, client=faulty(events, "publisher")))
+    timers_app.timers.use(build_timers(settings, client=faulty(scheduler, "timers")))
+    progression_app.progression.use(
+        build_progression(settings, client=faulty(counted, "progression"))
+    )
+    timeout_app.services.use(
+        build_services(settings, client=faulty(counted, "timeout"), dice=dice, clock=clock)
+    )
+    stream_arn = dynamodb.describe_table(TableName=settings.table_name)["Table"]["LatestStreamArn"]
+    tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn)
+    delivery = LocalDelivery(
+        stream_readers=[
+            tap.reader(publisher_app.lambda_handler, "publisher"),
+            tap.reader(timers_app.lambda_handler, "timers"),
+        ],
+        queue_readers=[
+            QueueReader(
+                sqs,
+                messaging.queues["ProgressionQueue"],
+                progression_app.lambda_handler,
+                "progression",
+                deliveries,
+            )
+        ],
+        schedules=ScheduleFirer(
+            scheduler, messaging.schedule_group, timeout_app.lambda_handler, "timeout", deliveries
+        ),
+    )
+    observer = sqs.create_queue(QueueName=f"{prefix}-observer")["QueueUrl"]
+    observer_arn = sqs.get_queue_attributes(QueueUrl=observer, AttributeNames=["QueueArn"])[
+        "Attributes"
+    ]["QueueArn"]
+    events.put_rule(
+        Name=f"{prefix}-observer",
+        EventBusName=messaging.bus,
+        EventPattern=json.dumps(OBSERVER_PATTERN),
+    )
+    events.put_targets(
+        Rule=f"{prefix}-observer",
+        EventBusName=messaging.bus,
+        Targets=[{"Id": "observer", "Arn": observer_arn}],
+    )
+    return LocalStack(dynamodb, sqs, settings, delivery, api, observer)
+
+
+def stop_local_stack() -> None:
+    """Put every handler back on the environment's services."""
+    use_services(None)
+    publisher_app.publisher.use(None)
+    timers_app.timers.use(None)
+    progression_app.progression.use(None)
+    timeout_app.services.use(None)

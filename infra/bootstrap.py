@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from infra.dice import DiceSource, SecretDice
 from infra.progress_store import ProgressStore
-from infra.progression import ProgressionService
-from infra.publisher import EventPublisher
 from infra.settings import Settings
-from infra.timers import TurnTimers
 from infra.tournaments import Clock, TournamentService
 from infra.turns import TurnService
+
+if TYPE_CHECKING:  # each function imports only what it runs: shorter cold starts
+    from infra.progression import ProgressionService
+    from infra.publisher import EventPublisher
+    from infra.timers import TurnTimers
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,8 @@ def build_services(
 
 def build_progression(settings: Settings, *, client: Any = None) -> ProgressionService:
     """The progression consumer's service over `client` (DynamoDB)."""
+    from infra.progression import ProgressionService  # noqa: PLC0415
+
     store = ProgressStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
@@ -70,6 +74,8 @@ def build_progression(settings: Settings, *, client: Any = None) -> ProgressionS
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:
     """The publisher onto the settings' bus over `client` (EventBridge)."""
+    from infra.publisher import EventPublisher  # noqa: PLC0415
+
     return EventPublisher(
         client if client is not None else aws_client("events"), settings.event_bus
     )
@@ -77,4 +83,6 @@ def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher
 
 def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:
     """Turn deadlines over `client` (EventBridge Scheduler)."""
+    from infra.timers import TurnTimers  # noqa: PLC0415
+
     return TurnTimers(client if client is not None else aws_client("scheduler"), settings)

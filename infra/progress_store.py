@@ -145,7 +145,9 @@ class ProgressStore(Repository):
 
     # --- the end ---------------------------------------------------------------------
 
-    def write_standings(self, tournament: str, standings: Sequence[Standing]) -> None:
+    def write_standings(
+        self, tournament: str, standings: Sequence[Standing], expires_at: int
+    ) -> None:
         """Store the standings in chunks of places, and every player's place by player."""
         items: list[dict[str, Any]] = []
         for start in range(0, len(standings), STANDINGS_PER_ITEM):
@@ -154,6 +156,7 @@ class ProgressStore(Repository):
                 {
                     **_standings_key(tournament, start // STANDINGS_PER_ITEM),
                     "kind": {"S": "standings"},
+                    "expires_at": {"N": str(expires_at)},
                     "first_place": {"N": str(start + 1)},
                     "rows": {"S": ";".join(_encode(s) for s in chunk)},
                 }
@@ -166,6 +169,7 @@ class ProgressStore(Repository):
             {
                 **_places_key(tournament, bucket),
                 "kind": {"S": "places"},
+                "expires_at": {"N": str(expires_at)},
                 "places": {"S": json.dumps(by_player, separators=(",", ":"))},
             }
             for bucket, by_player in enumerate(places)

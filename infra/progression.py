@@ -122,6 +122,9 @@ class ProgressionService:
                     tournament.game,
                 )
             )
+            self._store.move_player(
+                tournament.id, decision.player, str(decision.table), decision.table.round
+            )
             return
         ref = str(decision.table)
         players = {p.id: p for p in self._store.get_players(tournament.id, decision.players)}
@@ -162,7 +165,7 @@ class ProgressionService:
             ),
             {p.id: p.seed_position for p in players},
         )
-        self._store.write_standings(tournament.id, table)
+        self._store.write_standings(tournament.id, table, tournament.expires_at)
         self._store.finish(tournament.id, table)
         self._running.pop(tournament.id, None)
 

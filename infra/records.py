@@ -120,8 +120,8 @@ class PlayerRecord:
     """A registered player: their name, token hash, and where they sit now.
 
     The start sets `seed_position` and round 1's `table`; the progression consumer moves
-    `table` on (never back: `table_round` only grows) and records `exit`, and after the
-    final the player's `place`.
+    `table` on (never back: `table_round` only grows, byes included) and records
+    `exit`. Final places are kept apart, by player (`infra.progress_store`).
     """
 
     tournament: str

@@ -40,6 +40,9 @@ class Deliveries:
     seed: int | str = 0
     duplicate: float = 0.0  # chance a message is delivered once more, later
     hold_back: float = 0.0  # chance a message waits for a later poll (reordered, late)
+    # receives before a message goes to the dead letters; tests that crash functions
+    # far more often than production ever does raise it
+    max_receives: int = MAX_RECEIVES
     random: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -213,7 +216,7 @@ class QueueReader:
         receives = self._receives[message["MessageId"]] = (
             self._receives.get(message["MessageId"], 0) + 1
         )
-        if receives >= MAX_RECEIVES:
+        if receives >= self._deliveries.max_receives:
             self.dead_letters.append(message)
             self._delete(message)
         else:

@@ -11,7 +11,7 @@ from moto import mock_aws
 
 from functions.api.app import lambda_handler
 from infra.dice import PlaceSeededDice
-from infra.local.bots import BotTournament
+from infra.local.bots import BotTournament, Strategy, any_legal_action
 from infra.local.delivery import Deliveries
 from infra.local.faults import CrashPlan
 from infra.local.lambda_events import HttpAnswer, invoke_http
@@ -73,6 +73,8 @@ def local_stack(aws_env: None) -> Iterator[StackFactory]:
         stop_local_stack()
 
 
-def bot_tournament(stack: LocalStack, seed: str = "bots") -> BotTournament:
+def bot_tournament(
+    stack: LocalStack, seed: str = "bots", strategy: Strategy = any_legal_action
+) -> BotTournament:
     """Bots over the API handler on `stack`."""
-    return BotTournament(http, stack, seed)
+    return BotTournament(http, stack, seed, strategy)

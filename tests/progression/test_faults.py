@@ -11,7 +11,7 @@ from conftest import StackFactory, bot_tournament
 from infra.local.delivery import Deliveries
 from infra.local.faults import CrashPlan
 
-PLAYERS = 90
+PLAYERS = 60
 NAMES = [f"bot {n}" for n in range(PLAYERS)]
 ABSENT = NAMES[::10]  # so that the timeout handler is in the run too
 
@@ -33,7 +33,10 @@ def test_crashes_and_bad_deliveries_end_in_the_same_standings(
     expected, _ = play(local_stack, "calm")
 
     crash = CrashPlan(seed=4, rate=0.02)
-    deliveries = Deliveries(seed=4, duplicate=0.25, hold_back=0.25)
+    # Each write site crashes the first two times it is met, so the first messages fail
+    # again and again (a crash fails the whole batch): more receives than the template's
+    # dead-letter limit of 10 allows, which production's rare crashes never reach.
+    deliveries = Deliveries(seed=4, duplicate=0.25, hold_back=0.25, max_receives=100)
     standings, stack = play(local_stack, "faulty", crash=crash, deliveries=deliveries)
 
     assert standings == expected

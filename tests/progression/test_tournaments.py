@@ -12,7 +12,7 @@ from conftest import StackFactory, bot_tournament
 
 from core.bracket import BracketPlan, TableRef
 from core.bracket.completion import BRANCHING
-from infra.local.bots import BotTournament
+from infra.local.bots import BotTournament, Strategy, any_legal_action, stop_when_allowed
 from infra.local.write_counter import WriteCounter
 
 PLAYERS = 300
@@ -62,25 +62,79 @@ def assert_tournament_complete(run: BotTournament, final: dict[str, Any], player
 
 
 @pytest.mark.parametrize(
-    ("game", "options"),
-    [("maexchen", {}), ("mariechen", {}), ("zweiundvierzig", {})],
+    ("game", "absent_share", "strategy"),
+    [
+        ("maexchen", 0, any_legal_action),
+        # a tenth never act: only their turn deadlines move their tables on
+        ("mariechen", 10, any_legal_action),
+        ("zweiundvierzig", 0, stop_when_allowed),  # random 42 tables take half as long again
+    ],
+    ids=["maexchen", "mariechen-with-absent-players", "zweiundvierzig"],
 )
 def test_a_tournament_runs_from_registration_to_champion(
-    local_stack: StackFactory, game: str, options: dict[str, Any]
+    local_stack: StackFactory, game: str, absent_share: int, strategy: Strategy
 ) -> None:
     writes = WriteCounter()
     stack = local_stack(writes=writes)
-    run = bot_tournament(stack)
-    run.create(game, table_size=6, advance=2, options=options)
-    run.register([f"bot {n}" for n in range(PLAYERS)])
+    run = bot_tournament(stack, strategy=strategy)
+    run.create(game, table_size=6, advance=2, turn_timeout_seconds=30)
+    names = [f"bot {n}" for n in range(PLAYERS)]
+    absent = names[:: 100 // absent_share] if absent_share else []
+    run.register(names, absent=absent)
     run.start()
     final = run.run()
 
     assert_tournament_complete(run, final, PLAYERS)
-    assert stack.delivery.schedules.fired == 0
-    round_one = BracketPlan.build(PLAYERS, 6, 2).tables_in(1)
+    fired = stack.delivery.schedules.fired
+    assert (fired > 0) == bool(absent), "deadlines fire only for players who do not act"
+    assert not stack.delivery.schedules.pending(), "every deadline is fired or deleted"
+    if absent:
+        assert_absent_players_were_timed_out(run)
+    plan = BracketPlan.build(PLAYERS, 6, 2)
     kinds = writes.kinds()
     # no progression item hears from every table of a round
-    assert kinds["round node"][1] <= BRANCHING < round_one
+    assert kinds["round node"][1] <= BRANCHING < plan.tables_in(1)
     assert kinds["arrivals"][1] <= 6
-    assert kinds["player"][1] <= BracketPlan.build(PLAYERS, 6, 2).rounds + 1
+    # registered, seated in round 1, moved on each later round, exited
+    assert kinds["player"][1] <= 1 + 1 + (plan.rounds - 1) + 1
+
+
+def assert_absent_players_were_timed_out(run: BotTournament) -> None:
+    """Every round-1 table with an absent player logged timeouts (RULES.md §4)."""
+    listing = run.call("GET", f"/tournaments/{run.tournament}/rounds/1").body["tables"]
+    absent = {b.player_id for b in run.bots.values() if not b.present}
+    with_absent = [t for t in listing if absent & set(t["players"])]
+    assert with_absent
+    for table in with_absent:
+        log = run.call("GET", f"/tournaments/{run.tournament}/tables/{table['table']}/log")
+        assert log.body["complete"]
+        actions = [r["action"] for r in log.body["records"] if r["action"] is not None]
+        assert {"kind": "timeout"} in actions
+
+
+def test_byes_in_the_first_and_a_later_round_carry_their_player_on(
+    local_stack: StackFactory,
+) -> None:
+    # 5 players at tables of 2: round 1 is 2, 2 and a bye; round 2 is 2 and a bye
+    plan = BracketPlan.build(5, 2, 1)
+    assert plan.is_bye(TableRef(1, 2)) and plan.is_bye(TableRef(2, 1))
+    stack = local_stack()
+    run = bot_tournament(stack)
+    run.create("maexchen", table_size=2, advance=1)
+    run.register([f"bot {n}" for n in range(5)])
+    run.start(in_registration_order=True)
+    final = run.run()
+
+    assert_tournament_complete(run, final, 5)
+    byes = [
+        e["detail"]
+        for e in distinct(run.events).values()
+        if e["detail-type"] == "TableFinished" and e["detail"]["bye"]
+    ]
+    assert sorted(b["table"] for b in byes) == ["R1-3", "R2-2"]
+    assert all(len(b["placements"]) == 1 and b["version"] == 0 for b in byes)
+    listing = run.call("GET", f"/tournaments/{run.tournament}/rounds/2").body["tables"]
+    bye = next(t for t in listing if t["table"] == "R2-2")
+    assert bye["over"] and bye["ranking"] == bye["players"]
+    refused = run.call("GET", f"/tournaments/{run.tournament}/tables/R2-2")
+    assert refused.status == 409 and refused.body["rule"] == "bye"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,14 +44,17 @@ class TurnTimers:
         self._client = client
         self._settings = settings
 
-    def on_table_change(self, change: StreamChange) -> None:
-        """Schedule the deadline of the version `change` made; drop the previous one."""
+    def on_table_change(self, change: StreamChange, replaces: int | None = -1) -> None:
+        """Schedule the deadline of the version `change` made; drop the one of the version
+        it replaces (`replaces`; by default the version in the change's old image)."""
         if change.new is None or change.new.get("kind", {}).get("S") != "table":
             return
         table = from_item(change.new)
         if table.bye:
             return
-        previous = int(change.old["version"]["N"]) if change.old is not None else None
+        previous = replaces
+        if previous == -1:
+            previous = int(change.old["version"]["N"]) if change.old is not None else None
         if previous == table.version:
             return  # a repeated write: its schedule exists already
         if not table.over:
@@ -96,3 +100,23 @@ class TurnTimers:
         except ClientError as error:
             if code_of(error) not in _GONE:
                 raise
+
+
+def last_changes(changes: Sequence[StreamChange]) -> dict[int, int | None]:
+    """For a batch of stream changes: the index of each table's last change, and the
+    version before the table's first change in the batch (None if it was new).
+
+    A table that moved several versions within one batch needs only its last version's
+    deadline: scheduling and at once deleting every version in between would cost two
+    Scheduler calls per action for nothing. Fast players (bots) make such batches.
+    """
+    first_old: dict[str, int | None] = {}
+    last: dict[str, int] = {}
+    for index, change in enumerate(changes):
+        if change.new is None or change.new.get("kind", {}).get("S") != "table":
+            continue
+        key = change.new["pk"]["S"]
+        if key not in first_old:
+            first_old[key] = int(change.old["version"]["N"]) if change.old is not None else None
+        last[key] = index
+    return {index: first_old[key] for key, index in last.items()}

@@ -21,22 +21,32 @@ from functions.observability import logger, metrics, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_timers
 from infra.publisher import change_from_record
-from infra.timers import TurnTimers
+from infra.timers import TurnTimers, last_changes
 
 timers: Wired[TurnTimers] = Wired(build_timers)
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-
-
-def record_handler(record: DynamoDBRecord) -> None:
-    """Schedule or cancel for one table change (Powertools requires the name `record`)."""
-    timers().on_table_change(change_from_record(record.raw_event))
 
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    """A batch of stream records → schedules; failures reported per record."""
+    """A batch of stream records → schedules; failures reported per record.
+
+    Only each table's last change in the batch is scheduled, replacing the deadline the
+    table had before the batch. If that fails and Lambda retries from the failed record,
+    the deadline from before the batch may be left behind: when it fires, its version is
+    gone and it does nothing (then deletes itself).
+    """
+    changes = [change_from_record(r) for r in event.get("Records", [])]
+    last = last_changes(changes)
+    sequence = {r["dynamodb"]["SequenceNumber"]: i for i, r in enumerate(event.get("Records", []))}
+
+    def record_handler(record: DynamoDBRecord) -> None:
+        index = sequence[record.dynamodb.sequence_number]  # type: ignore[union-attr]
+        if index in last:
+            timers().on_table_change(changes[index], replaces=last[index])
+
     return process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )

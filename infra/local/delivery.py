@@ -24,6 +24,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from infra.local.event_filters import passes
 from infra.local.lambda_events import LocalContext
 
 Handler = Callable[[dict[str, Any], Any], Any]
@@ -62,9 +63,12 @@ class StreamTap:
         )["ShardIterator"]
         self._readers: list[StreamReader] = []
 
-    def reader(self, handler: Handler, name: str) -> StreamReader:
-        """A new event source mapping on this stream."""
-        reader = StreamReader(self, handler, name)
+    def reader(
+        self, handler: Handler, name: str, filters: list[dict[str, Any]] | None = None
+    ) -> StreamReader:
+        """A new event source mapping on this stream, passing only records that match one
+        of `filters` (all records when there are none), as Lambda's filtering does."""
+        reader = StreamReader(self, handler, name, filters or [])
         self._readers.append(reader)
         return reader
 
@@ -77,7 +81,7 @@ class StreamTap:
                 return
             records = [_lambda_record(r, self.arn) for r in page["Records"]]
             for reader in self._readers:
-                reader.pending.extend(records)
+                reader.pending.extend(r for r in records if passes(reader.filters, r))
 
 
 def _lambda_record(record: dict[str, Any], arn: str) -> dict[str, Any]:
@@ -92,8 +96,11 @@ def _lambda_record(record: dict[str, Any], arn: str) -> dict[str, Any]:
 class StreamReader:
     """One event source mapping on the table's stream: its own position and retries."""
 
-    def __init__(self, tap: StreamTap, handler: Handler, name: str) -> None:
+    def __init__(
+        self, tap: StreamTap, handler: Handler, name: str, filters: list[dict[str, Any]]
+    ) -> None:
         self._tap = tap
+        self.filters = filters
         self._handler = handler
         self._context = LocalContext(function_name=name)
         self.pending: list[dict[str, Any]] = []

@@ -34,6 +34,7 @@ from infra.local.delivery import (
     ScheduleFirer,
     StreamTap,
 )
+from infra.local.event_filters import stream_filters
 from infra.local.faults import CrashingClient, CrashPlan
 from infra.local.provision import create_messaging, create_tables
 from infra.local.write_counter import WriteCounter
@@ -116,8 +117,10 @@ def start_local_stack(
     tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn)
     delivery = LocalDelivery(
         stream_readers=[
-            tap.reader(publisher_app.lambda_handler, "publisher"),
-            tap.reader(timers_app.lambda_handler, "timers"),
+            tap.reader(
+                publisher_app.lambda_handler, "publisher", stream_filters("PublisherFunction")
+            ),
+            tap.reader(timers_app.lambda_handler, "timers", stream_filters("TimerFunction")),
         ],
         queue_readers=[
             QueueReader(

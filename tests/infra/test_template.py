@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from infra.local.event_filters import matches
 from infra.local.provision import TEMPLATE_PATH, load_template
 
 FUNCTION = "AWS::Serverless::Function"
@@ -83,34 +84,6 @@ def _filters(source: dict[str, Any]) -> list[dict[str, Any]]:
     return [json.loads(entry["Pattern"]) for entry in source["FilterCriteria"]["Filters"]]
 
 
-# --- a small model of event-pattern matching (Lambda's filters, EventBridge's rules) ----
-
-
-def _matches(pattern: dict[str, Any], event: Any) -> bool:
-    """Whether `event` matches `pattern`: every field, at every level, must match."""
-    for key, wanted in pattern.items():
-        value = event.get(key) if isinstance(event, dict) else None
-        if isinstance(wanted, dict):
-            if not _matches(wanted, value):
-                return False
-        elif not _leaf_matches(wanted, value):
-            return False
-    return True
-
-
-def _leaf_matches(wanted: list[Any], value: Any) -> bool:
-    # Only leaves are values: an object where a pattern expects a value counts as absent,
-    # which is why `exists` must name the attribute's type, not the attribute.
-    leaf = None if isinstance(value, dict) else value
-    for option in wanted:
-        if isinstance(option, dict) and "exists" in option:
-            if (leaf is not None) == option["exists"]:
-                return True
-        elif leaf is not None and leaf == option:
-            return True
-    return False
-
-
 def _record(
     name: str, new: dict[str, Any] | None, old: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -159,11 +132,11 @@ NOT_PUBLISHED = {
 
 def test_the_model_matcher_agrees_with_the_documented_rules() -> None:
     pattern = {"a": {"b": ["x"]}, "c": [{"exists": False}]}
-    assert _matches(pattern, {"a": {"b": "x"}})
-    assert not _matches(pattern, {"a": {"b": "y"}})
-    assert not _matches(pattern, {"a": {"b": "x"}, "c": 1})
+    assert matches(pattern, {"a": {"b": "x"}})
+    assert not matches(pattern, {"a": {"b": "y"}})
+    assert not matches(pattern, {"a": {"b": "x"}, "c": 1})
     # `exists` on an object: there is no value there, so "absent" always holds
-    assert _matches({"c": [{"exists": False}]}, {"c": {"BOOL": True}})
+    assert matches({"c": [{"exists": False}]}, {"c": {"BOOL": True}})
 
 
 # --- the stream readers ------------------------------------------------------------------
@@ -219,7 +192,7 @@ def test_the_publisher_hears_of_every_change_that_is_an_event(
     template: dict[str, Any], change: str
 ) -> None:
     filters = _filters(_stream_sources(template)["PublisherFunction"])
-    assert any(_matches(pattern, PUBLISHED[change]) for pattern in filters)
+    assert any(matches(pattern, PUBLISHED[change]) for pattern in filters)
 
 
 @pytest.mark.parametrize("change", NOT_PUBLISHED)
@@ -227,15 +200,15 @@ def test_the_publisher_is_not_invoked_for_other_changes(
     template: dict[str, Any], change: str
 ) -> None:
     filters = _filters(_stream_sources(template)["PublisherFunction"])
-    assert not any(_matches(pattern, NOT_PUBLISHED[change]) for pattern in filters)
+    assert not any(matches(pattern, NOT_PUBLISHED[change]) for pattern in filters)
 
 
 def test_the_timer_hears_of_every_table_write_and_nothing_else(template: dict[str, Any]) -> None:
     filters = _filters(_stream_sources(template)["TimerFunction"])
     for record in (_record("INSERT", PLAYING), _record("MODIFY", OVER, PLAYING)):
-        assert any(_matches(pattern, record) for pattern in filters)
+        assert any(matches(pattern, record) for pattern in filters)
     for record in (_record("MODIFY", OUT, PLAYER), _record("REMOVE", None, PLAYING)):
-        assert not any(_matches(pattern, record) for pattern in filters)
+        assert not any(matches(pattern, record) for pattern in filters)
 
 
 # --- progression: rule, queue, function --------------------------------------------------
@@ -246,9 +219,9 @@ def test_table_finished_events_reach_the_progression_queue(template: dict[str, A
     properties = rule["Properties"]
     assert properties["EventBusName"] == {"Ref": "EventBus"}
     pattern = properties["EventPattern"]
-    assert _matches(pattern, {"source": "knobelcup", "detail-type": "TableFinished"})
-    assert not _matches(pattern, {"source": "knobelcup", "detail-type": "TableSeated"})
-    assert not _matches(pattern, {"source": "elsewhere", "detail-type": "TableFinished"})
+    assert matches(pattern, {"source": "knobelcup", "detail-type": "TableFinished"})
+    assert not matches(pattern, {"source": "knobelcup", "detail-type": "TableSeated"})
+    assert not matches(pattern, {"source": "elsewhere", "detail-type": "TableFinished"})
     assert [target["Arn"] for target in properties["Targets"]] == [
         {"Fn::GetAtt": ["ProgressionQueue", "Arn"]}
     ]

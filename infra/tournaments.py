@@ -227,20 +227,28 @@ class TournamentService:
     ) -> None:
         plan = bracket_plan(len(order), tournament.table_size, tournament.advance)
         decisions = first_round(plan, order)
+        # Players first, tables second: a player can act, and so be moved on or out by
+        # the progression, only once their table exists. Their items are therefore
+        # final before anyone else writes them, and a resumed start rewrites only those
+        # not yet written, never one the progression has touched.
+        placed: list[PlayerRecord] = []
+        position = {player_id: index for index, player_id in enumerate(order)}
+        for decision in decisions:
+            seated = decision.players if isinstance(decision, SeatTable) else (decision.player,)
+            for player_id in seated:
+                player = players[player_id]
+                if player.seed_position == position[player_id] and player.table_round >= 1:
+                    continue  # written by the interrupted start
+                player.seed_position = position[player_id]
+                player.table, player.table_round = str(decision.table), 1
+                placed.append(player)
+        self._repository.put_players(placed)
         stored = self._repository.existing_tables(tournament.id, [str(d.table) for d in decisions])
         self._repository.put_new_tables(
             self._round_one_table(tournament, players, decision)
             for decision in decisions
             if str(decision.table) not in stored
         )
-        for position, player_id in enumerate(order):
-            players[player_id].seed_position = position
-        for decision in decisions:
-            seated = decision.players if isinstance(decision, SeatTable) else (decision.player,)
-            for player_id in seated:
-                players[player_id].table = str(decision.table)
-                players[player_id].table_round = 1
-        self._repository.put_players(players.values())
 
     @staticmethod
     def _round_one_table(

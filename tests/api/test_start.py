@@ -53,12 +53,13 @@ def test_an_interrupted_start_resumes_and_keeps_what_was_played(
 ) -> None:
     tournament, organizer, players = open_with_players(stack, 8)
     repository = services().tournaments._repository
-    put_players = repository.put_players
+    put_new_tables = repository.put_new_tables
 
-    def crash(*_: Any) -> None:
+    def crash(tables: Any) -> None:
+        put_new_tables(tables)
         raise RuntimeError("the function died after storing the tables")
 
-    monkeypatch.setattr(repository, "put_players", crash)
+    monkeypatch.setattr(repository, "put_new_tables", crash)
     failed = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
     assert failed.status == 500 and failed.body["code"] == "internal_error"
     status = stack.api.call("GET", f"/tournaments/{tournament}").body
@@ -71,10 +72,18 @@ def test_an_interrupted_start_resumes_and_keeps_what_was_played(
     path = f"/tournaments/{tournament}/tables/R1-1/actions"
     assert stack.api.call("POST", path, throw, token=token).status == 200
 
-    monkeypatch.setattr(repository, "put_players", put_players)
+    monkeypatch.setattr(repository, "put_new_tables", put_new_tables)
+    written = repository.put_players
+    rewritten: list[str] = []
+    monkeypatch.setattr(
+        repository,
+        "put_players",
+        lambda again: (rewritten.extend(p.id for p in again), written(again))[1],
+    )
     resumed = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
     assert resumed.status == 200 and resumed.body["status"] == "running"
     assert resumed.body["seed"] == status["seed"]
+    assert rewritten == [], "players placed before the crash are not written again"
     after = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1").body["view"]
     assert after["version"] == 1  # the throw was not lost to a fresh seating
     me = stack.api.call("GET", f"/tournaments/{tournament}/me", token=token).body

@@ -31,3 +31,13 @@ class ApiClient:
         answer = invoke_http(lambda_handler, method, path, body, **request)
         self.answers.append((viewer, answer))
         return answer
+
+
+@dataclass
+class Stack:
+    """The API over a moto table, and the raw client for looking behind it (the `stack`
+    fixture; defined here because test modules cannot import a conftest reliably when
+    several directories have one)."""
+
+    api: ApiClient
+    dynamodb: Any

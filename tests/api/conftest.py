@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 import boto3
 import pytest
-from apiclient import ApiClient
+from apiclient import ApiClient, Stack
 from moto import mock_aws
 
 from functions.wiring import use_services
@@ -22,33 +20,9 @@ NOW = 1_800_000_000.0
 
 
 @pytest.fixture
-def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fake credentials and a region: nothing may reach a real AWS account."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": "eu-central-1",
-        "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        "POWERTOOLS_SERVICE_NAME": "knobelcup",
-        "POWERTOOLS_METRICS_NAMESPACE": "Knobelcup",
-        "KNOBELCUP_TABLE": TABLE,
-    }.items():
-        monkeypatch.setenv(name, value)
-
-
-@dataclass
-class Stack:
-    """The API over a moto table, and the raw client for looking behind it."""
-
-    api: ApiClient
-    dynamodb: Any
-
-
-@pytest.fixture
-def stack(aws_env: None) -> Iterator[Stack]:
+def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
     """A fresh moto account with the template's table and the API wired to it."""
+    monkeypatch.setenv("KNOBELCUP_TABLE", TABLE)
     with mock_aws():
         client = boto3.client("dynamodb")
         create_tables(client, names={"KnobelcupTable": TABLE})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Stack
+from apiclient import Stack
 
 
 def test_the_openapi_document_lists_every_route_with_its_bodies(stack: Stack) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from apiclient import Stack
 from botocore.exceptions import ClientError
-from conftest import Stack
 from test_flow import create_and_start
 
 from functions.wiring import services

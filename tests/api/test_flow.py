@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import pytest
-from conftest import Stack
+from apiclient import Stack
 from leaks import leaks, throws_of
 
 from core.audit import verify

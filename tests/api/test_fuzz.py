@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import Stack
+from apiclient import Stack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_errors import first_turn

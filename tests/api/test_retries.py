@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Stack
+from apiclient import Stack
 from test_errors import first_turn
 
 from functions.wiring import services

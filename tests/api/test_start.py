@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import Stack
+from apiclient import Stack
 
 from core.bracket import seeded_order
 from functions.wiring import services

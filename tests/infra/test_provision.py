@@ -17,15 +17,8 @@ TABLE = "KnobelcupTable"
 
 
 @pytest.fixture
-def client(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def client(aws_env: None) -> Iterator[Any]:
     """A DynamoDB client talking to moto, with fake credentials in a fixed region."""
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-central-1")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
-    monkeypatch.setenv("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
     with mock_aws():
         yield boto3.client("dynamodb")
 

@@ -253,15 +253,8 @@ def test_schedule_names_fit_schedulers_rules() -> None:
 
 
 @pytest.fixture
-def scheduler(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def scheduler(aws_env: None) -> Iterator[Any]:
     """A Scheduler client talking to moto, with fake credentials in a fixed region."""
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SCHEDULER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-central-1")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
-    monkeypatch.setenv("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
     with mock_aws():
         client = boto3.client("scheduler")
         client.create_schedule_group(Name="g")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import StackFactory, bot_tournament
+from tournament_kit import StackFactory, bot_tournament
 
 from infra.local.delivery import Deliveries
 from infra.local.faults import CrashPlan

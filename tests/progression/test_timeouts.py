@@ -3,7 +3,7 @@ tournament with absent players is in test_tournaments.py."""
 
 from __future__ import annotations
 
-from conftest import StackFactory, bot_tournament
+from tournament_kit import StackFactory, bot_tournament
 
 from functions.timeout.app import lambda_handler as timeout_handler
 from infra.local.lambda_events import LocalContext

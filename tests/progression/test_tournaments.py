@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from conftest import StackFactory, bot_tournament
+from tournament_kit import StackFactory, bot_tournament
 
 from core.bracket import BracketPlan, TableRef
 from core.bracket.completion import BRANCHING

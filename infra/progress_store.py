@@ -19,8 +19,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from core.bracket import Standing
 from core.bracket.completion import Step
 from infra.records import (
@@ -31,7 +29,7 @@ from infra.records import (
     exit_attributes,
     tournament_pk,
 )
-from infra.repository import Repository, code_of
+from infra.repository import Repository
 from infra.table_item import TableRecord, table_key, to_item
 
 ARRIVALS = "ARRIVALS"
@@ -95,18 +93,12 @@ class ProgressStore(Repository):
 
     def seat_table(self, table: TableRecord) -> bool:
         """Store a newly seated table unless it exists (then it may be in play already)."""
-        try:
-            self._call(
-                self._client.put_item,
-                TableName=self._table,
-                Item=to_item(table),
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except ClientError as error:
-            if code_of(error) == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+        return self._write_if(
+            self._client.put_item,
+            TableName=self._table,
+            Item=to_item(table),
+            ConditionExpression="attribute_not_exists(pk)",
+        )
 
     # --- rounds ----------------------------------------------------------------------
 
@@ -228,21 +220,15 @@ class ProgressStore(Repository):
         values: dict[str, Any],
     ) -> bool:
         """An update that only the first delivery makes; False when it was made already."""
-        try:
-            self._call(
-                self._client.update_item,
-                TableName=self._table,
-                Key=key,
-                UpdateExpression=update,
-                ConditionExpression=condition,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-        except ClientError as error:
-            if code_of(error) == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+        return self._write_if(
+            self._client.update_item,
+            TableName=self._table,
+            Key=key,
+            UpdateExpression=update,
+            ConditionExpression=condition,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
 
 
 def place_bucket(player: str, buckets: int) -> int:

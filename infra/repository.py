@@ -75,23 +75,20 @@ class Repository:
         if seeding is not None:
             update += ", seeding = :seeding, seed = :seed"
             values[":seeding"], values[":seed"] = {"S": seeding[0]}, {"S": seeding[1]}
-        try:
-            self._call(
-                self._client.update_item,
-                TableName=self._table,
-                Key={"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}},
-                UpdateExpression=update,
-                ConditionExpression=f"#status IN ({', '.join(names)})",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=values,
+        changed = self._write_if(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}},
+            UpdateExpression=update,
+            ConditionExpression=f"#status IN ({', '.join(names)})",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues=values,
+        )
+        if not changed:
+            raise WrongStatus(
+                f"the tournament must be {' or '.join(allowed)} to become {status}",
+                rule="tournament status",
             )
-        except ClientError as error:
-            if code_of(error) == "ConditionalCheckFailedException":
-                raise WrongStatus(
-                    f"the tournament must be {' or '.join(allowed)} to become {status}",
-                    rule="tournament status",
-                ) from error
-            raise
 
     # --- players ---------------------------------------------------------------------
 
@@ -212,21 +209,18 @@ class Repository:
 
         Raises `StaleVersion` if another request got there first; nothing is written then.
         """
-        try:
-            self._call(
-                self._client.put_item,
-                TableName=self._table,
-                Item=to_item(table),
-                ConditionExpression="version = :loaded",
-                ExpressionAttributeValues={":loaded": {"N": str(loaded_version)}},
+        saved = self._write_if(
+            self._client.put_item,
+            TableName=self._table,
+            Item=to_item(table),
+            ConditionExpression="version = :loaded",
+            ExpressionAttributeValues={":loaded": {"N": str(loaded_version)}},
+        )
+        if not saved:
+            raise StaleVersion(
+                f"table {table.ref} moved on from version {loaded_version}",
+                current_version=-1,  # unknown here; the caller re-reads to tell
             )
-        except ClientError as error:
-            if code_of(error) == "ConditionalCheckFailedException":
-                raise StaleVersion(
-                    f"table {table.ref} moved on from version {loaded_version}",
-                    current_version=-1,  # unknown here; the caller re-reads to tell
-                ) from error
-            raise
 
     # --- plumbing --------------------------------------------------------------------
 
@@ -265,6 +259,16 @@ class Repository:
                 if not pending:
                     break
                 _back_off(attempt)
+
+    def _write_if(self, operation: Callable[..., Any], **kwargs: Any) -> bool:
+        """A conditional write; False, with nothing written, if its condition failed."""
+        try:
+            self._call(operation, **kwargs)
+        except ClientError as error:
+            if code_of(error) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
 
     @staticmethod
     def _call(operation: Callable[..., Any], **kwargs: Any) -> Any:

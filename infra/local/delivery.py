@@ -50,6 +50,18 @@ class Deliveries:
         self.random = random.Random(self.seed)
 
 
+def _invoke(handler: Handler, event: dict[str, Any], context: Any) -> tuple[bool, Any]:
+    """Call `handler` as Lambda would: (True, None) if the function died, whatever the
+    exception (a crash, a timeout, an error past the batch processor), else (False, its
+    answer). Only Ctrl-C gets through."""
+    try:
+        return False, handler(event, context)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # any death of the function is a failed invocation
+        return True, None
+
+
 class StreamTap:
     """Reads the table's stream once for all its readers, as each mapping would on AWS
     (moto's GetRecords is slow: reading it once per reader would double the cost)."""
@@ -113,11 +125,8 @@ class StreamReader:
         while self.pending:
             batch = self.pending[:STREAM_BATCH]
             event = {"Records": batch}
-            try:
-                response = self._handler(event, self._context)
-            except BaseException as crash:  # a dead function: retry it all
-                if isinstance(crash, KeyboardInterrupt):
-                    raise
+            died, response = _invoke(self._handler, event, self._context)
+            if died:  # retry it all
                 self.failures += 1
                 return taken
             failed = [f["itemIdentifier"] for f in (response or {}).get("batchItemFailures", [])]
@@ -208,11 +217,8 @@ class QueueReader:
 
     def _invoke(self, batch: list[dict[str, Any]]) -> set[str]:
         event = {"Records": [self._lambda_record(m) for m in batch]}
-        try:
-            response = self._handler(event, self._context)
-        except BaseException as crash:  # a dead function fails its batch
-            if isinstance(crash, KeyboardInterrupt):
-                raise
+        died, response = _invoke(self._handler, event, self._context)
+        if died:  # the whole batch fails
             self.failures += 1
             return {m["MessageId"] for m in batch}
         failed = {f["itemIdentifier"] for f in (response or {}).get("batchItemFailures", [])}
@@ -303,11 +309,8 @@ class ScheduleFirer:
         for name, (due, payload) in sorted(self.pending().items(), key=lambda s: s[1][0]):
             if due > now:
                 continue
-            try:
-                self._handler(payload, self._context)
-            except BaseException as crash:  # Scheduler retries it later
-                if isinstance(crash, KeyboardInterrupt):
-                    raise
+            died, _ = _invoke(self._handler, payload, self._context)
+            if died:  # Scheduler retries it later
                 self.failures += 1
                 continue
             self._scheduler.delete_schedule(Name=name, GroupName=self._group)

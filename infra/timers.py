@@ -17,12 +17,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from core.options import TableOptions
 from infra.publisher import StreamChange
 from infra.repository import code_of
 from infra.settings import Settings
 from infra.table_item import from_item
 
-DEFAULT_TURN_TIMEOUT = 60
+DEFAULT_TURN_TIMEOUT = TableOptions().turn_timeout_seconds  # RULES.md §4; stored options carry it
 _GONE = {"ResourceNotFoundException"}
 _THERE = {"ConflictException"}
 

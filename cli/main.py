@@ -1,0 +1,123 @@
+"""`knobelcup`: play in a terminal, run bots, serve the API locally, or run the demo.
+
+knobelcup play --url URL --tournament ID --name Anna     (or --token TOKEN to resume)
+knobelcup bot examples/bots/maexchen_honest.py --url URL --tournament ID --count 5
+knobelcup serve ...  /  knobelcup demo ...               (their own options)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import threading
+from collections.abc import Sequence
+
+from cli.api_client import DEFAULT_URL, ApiClient, ApiError
+from cli.botkit import BotLoadError, BotResult, BotStopped, bot_name, load_decider, run_bot
+from cli.play import play
+
+FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per use."""
+    parser = argparse.ArgumentParser(prog="knobelcup", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    player = commands.add_parser("play", help="play a tournament yourself, in this terminal")
+    _add_service(player)
+    who = player.add_mutually_exclusive_group(required=True)
+    who.add_argument("--name", help="register under this name")
+    who.add_argument("--token", help="resume with the token printed when you registered")
+
+    bot = commands.add_parser("bot", help="run bots that play with a decide(view) function")
+    bot.add_argument("module", help="a dotted module name or a path to a .py file")
+    _add_service(bot)
+    bot.add_argument("--name", help="bot names are NAME-1..NAME-N (default: the module's name)")
+    bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
+    bot.add_argument("--poll", type=float, default=0.5, help="seconds between looks (0.5)")
+
+    for name, module in FORWARDED.items():
+        commands.add_parser(name, help=f"run {module} (every further argument is its own)")
+    return parser
+
+
+def _add_service(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"the service (default {DEFAULT_URL})")
+    parser.add_argument("--tournament", required=True, help="the tournament id")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; returns the process exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in FORWARDED:
+        return _forward(args[0], args[1:])
+    parsed = build_parser().parse_args(args)
+    try:
+        if parsed.command == "play":
+            client = ApiClient(parsed.url)
+            return play(client, parsed.tournament, name=parsed.name, token=parsed.token)
+        return _bots(parsed)
+    except ApiError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"error: cannot reach {parsed.url}: {error}", file=sys.stderr)
+        return 1
+
+
+def _forward(command: str, argv: Sequence[str]) -> int:
+    """`main(argv)` of the command's module, imported only now."""
+    module = importlib.import_module(FORWARDED[command])
+    return int(module.main(list(argv)))
+
+
+def _bots(args: argparse.Namespace) -> int:
+    """Run `--count` bots, a thread and a client each; one line per bot at the end."""
+    try:
+        decide = load_decider(args.module)
+    except BotLoadError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.count < 1:
+        print("error: --count must be at least 1", file=sys.stderr)
+        return 2
+    base = args.name or bot_name(args.module)
+    names = [f"{base}-{n}" for n in range(1, args.count + 1)]
+    results: dict[str, BotResult | str] = {}
+    stop = threading.Event()
+
+    def bot(name: str) -> None:
+        client = ApiClient(args.url)
+        try:
+            results[name] = run_bot(
+                client, args.tournament, name, decide, args.poll, stop=stop,
+                on_registered=lambda seat: print(f"{name} registered as {seat.player_id}"),
+            )  # fmt: skip
+        except BotStopped:
+            results[name] = "stopped"
+        except (ApiError, OSError) as error:
+            results[name] = f"stopped: {error}"
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=bot, args=(name,), name=name) for name in names]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(timeout=0.5)
+    except KeyboardInterrupt:
+        stop.set()
+        print("\nStopping the bots.", file=sys.stderr)
+        return 130
+    for name in names:
+        result = results.get(name, "stopped without a result")
+        print(result.describe() if isinstance(result, BotResult) else f"{name}: {result}")
+    return 0 if all(isinstance(r, BotResult) and r.error is None for r in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

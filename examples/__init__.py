@@ -1,0 +1,1 @@
+"""Examples of using Knobelcup: bots for `knobelcup bot` in `examples.bots`."""

@@ -9,13 +9,14 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.api import errors
-from functions.api.routes import docs, players, tables, tournaments
+from functions.api.routes import docs, pages, players, tables, tournaments
 from functions.observability import logger, metrics, tracer
 
 app = APIGatewayHttpResolver(enable_validation=True)
 app.include_router(tournaments.router)
 app.include_router(players.router)
 app.include_router(tables.router)
+app.include_router(pages.router)
 errors.register(app)
 docs.register(app)
 

@@ -1,0 +1,288 @@
+"""Pages for organizers and spectators: the bracket (HTML and SVG), a table to watch.
+
+These routes only read: the tournament, at most the tables of each round that the picture
+draws (`DRAWN_PER_ROUND`), and the names of the players at them. Drawing is the pure
+`functions.api.pages`' job, imported only by these routes: the API's other requests
+start no slower for it.
+The pages stay out of the OpenAPI document: they are for browsers, not clients.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Annotated
+from urllib.parse import quote
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from core.bracket import BracketPlan, InvalidBracket, TableRef
+from functions.wiring import services
+from infra.errors import NotFound
+from infra.records import Status, TournamentRecord
+from infra.table_item import TableRecord
+
+if TYPE_CHECKING:
+    from functions.api.pages.bracket_svg import Picture, TableBox
+    from functions.api.pages.html import TournamentInfo
+
+router = Router()
+HTML = "text/html; charset=utf-8"
+SVG = "image/svg+xml"
+LIVE = "no-cache"  # a live page must be asked for again, never served from a cache
+BRACKET = "/tournaments/<tournament_id>/bracket"
+_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
+
+
+@router.get("/", include_in_schema=False)
+def landing() -> Response[str]:
+    """A form that opens a tournament's bracket by its id, and links to the docs."""
+    from functions.api.pages import html  # noqa: PLC0415  # only pages pay for pages
+
+    return Response(200, HTML, html.landing_page())
+
+
+@router.get("/open", include_in_schema=False)
+def open_bracket(tournament: Annotated[str, Query(min_length=1, max_length=100)]) -> Response[str]:
+    """The landing page's form: on to the bracket of the tournament it names."""
+    location = f"tournaments/{quote(tournament.strip(), safe='')}/bracket"
+    return Response(303, HTML, "", headers={"Location": location})
+
+
+@router.get(BRACKET, include_in_schema=False, compress=True, cache_control=LIVE)
+def bracket_page(tournament_id: str) -> Response[str]:
+    """The bracket as a page that updates itself until the tournament is finished."""
+    from functions.api.pages import html  # noqa: PLC0415
+
+    def page() -> str:
+        tournament = services().tournaments.get(tournament_id)
+        plan = services().tournaments.plan(tournament)
+        tables = [] if plan is None else _read_bracket(tournament.id, plan)
+        players = {p for round in tables for t in round.values() for p in t.seating.seats}
+        standings = [(row["place"], row["player"]) for row in tournament.top_standings]
+        names = _names(tournament.id, [*players, *(p for _, p in standings)])
+        picture = None if plan is None else _picture(plan, tables, tournament, names)
+        drawn = sum(len(column.drawn) for column in picture.rounds) if picture else 0
+        return html.bracket_page(
+            _info(tournament),
+            picture,
+            champion=picture.champion if picture else None,
+            standings=[(place, names.get(p, p)) for place, p in standings],
+            refresh=_refresh(tournament, drawn),
+        )
+
+    return _html(page)
+
+
+@router.get(BRACKET + ".svg", include_in_schema=False, compress=True, cache_control=LIVE)
+def bracket_picture(tournament_id: str) -> Response[str]:
+    """The bracket picture alone, a complete SVG document (404 before the start)."""
+    from functions.api.pages.bracket_svg import render  # noqa: PLC0415
+
+    tournament = services().tournaments.get(tournament_id)
+    plan = services().tournaments.plan(tournament)
+    if plan is None:
+        raise NotFound(
+            f"tournament {tournament_id} has no bracket before the start", rule="bracket"
+        )
+    tables = _read_bracket(tournament.id, plan)
+    players = {p for round in tables for t in round.values() for p in t.seating.seats}
+    picture = _picture(plan, tables, tournament, _names(tournament.id, players))
+    links = _site(f"tournaments/{quote(tournament.id, safe='')}/")
+    return Response(200, SVG, render(picture, links=links, title=f"Bracket of {tournament.name}"))
+
+
+@router.get(
+    "/tournaments/<tournament_id>/tables/<table>/watch",
+    include_in_schema=False,
+    compress=True,
+    cache_control=LIVE,
+)
+def watch_table(tournament_id: str, table: str) -> Response[str]:
+    """One table for spectators: the public view and the log, updating until it is over."""
+    from functions.api.pages import html  # noqa: PLC0415
+
+    def page() -> str:
+        tournament = services().tournaments.get(tournament_id)
+        plan, ref = _table_of(tournament, table)
+        info = _info(tournament)
+        if plan.is_bye(ref):
+            seated, _ = services().tournaments.round_tables(tournament.id, ref.round, ref.index, 1)
+            if seated:
+                player = seated[0].ranking[0]
+                name = _names(tournament.id, [player]).get(player, player)
+                return html.pending_table_page(info, table, feeders=(), bye=name)
+        else:
+            try:
+                view = services().turns.spectator_view(tournament.id, table)
+            except NotFound:
+                view = None
+            if view is not None:
+                log = services().turns.audit_log(tournament.id, table)
+                seats = [seat["player"] for seat in view["view"].get("seats", ())]
+                return html.watch_page(
+                    info,
+                    table,
+                    view=view["view"],
+                    over=view["over"],
+                    records=log["records"],
+                    names=_names(tournament.id, seats),
+                )
+        feeders = [str(TableRef(ref.round - 1, i)) for i in plan.feeders(ref)]
+        return html.pending_table_page(info, table, feeders=feeders, bye=None)
+
+    return _html(page)
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+def _read_bracket(tournament: str, plan: BracketPlan) -> list[dict[int, TableRecord]]:
+    """Per round, the seated ones among the tables the picture draws, by index.
+
+    A table is seated only once all its feeders are over, so a table with a feeder that
+    was read and found playing (or not seated) is not asked for: the later rounds of a
+    running tournament cost next to nothing. At most `DRAWN_PER_ROUND` tables a round are
+    read, in one range per round (batches of 100), whatever the tournament's size.
+    """
+    from functions.api.pages.bracket_svg import DRAWN_PER_ROUND  # noqa: PLC0415
+
+    rounds: list[dict[int, TableRecord]] = []
+    unfinished: set[int] = set()  # drawn tables of the round before known not to be over
+    for round in range(1, plan.rounds + 1):
+        shown = min(plan.tables_in(round), DRAWN_PER_ROUND)
+        wanted = [
+            index
+            for index in range(shown)
+            if round == 1 or unfinished.isdisjoint(plan.feeders(TableRef(round, index)))
+        ]
+        found: dict[int, TableRecord] = {}
+        if wanted:
+            tables, _ = services().tournaments.round_tables(
+                tournament, round, wanted[0], wanted[-1] - wanted[0] + 1
+            )
+            found = {TableRef.parse(t.ref).index: t for t in tables}
+        unfinished = {i for i in range(shown) if i not in found or not found[i].over}
+        rounds.append(found)
+    return rounds
+
+
+def _names(tournament: str, players: Iterable[str]) -> dict[str, str]:
+    """Player id → name, read in batches. The tournament service reads players one at a
+    time (by token) only, so this uses its repository's batch read directly."""
+    wanted = sorted(set(players))
+    if not wanted:
+        return {}
+    repository = services().tournaments._repository
+    return {p.id: p.name for p in repository.get_players(tournament, wanted)}
+
+
+def _table_of(tournament: TournamentRecord, table: str) -> tuple[BracketPlan, TableRef]:
+    """The bracket and the table named `table` in it; `NotFound` if there is none."""
+    plan = services().tournaments.plan(tournament)
+    try:
+        ref = TableRef.parse(table)
+    except InvalidBracket:
+        ref = None
+    if plan is None or ref is None or ref not in plan:
+        raise NotFound(f"tournament {tournament.id} has no table {table}", rule="table")
+    return plan, ref
+
+
+# --- building what the pages draw ----------------------------------------------------
+
+
+def _picture(
+    plan: BracketPlan,
+    tables: list[dict[int, TableRecord]],
+    tournament: TournamentRecord,
+    names: dict[str, str],
+) -> Picture:
+    from functions.api.pages.bracket_svg import (  # noqa: PLC0415
+        DRAWN_PER_ROUND,
+        Picture,
+        RoundColumn,
+    )
+
+    columns = []
+    for round, seated in enumerate(tables, start=1):
+        total = plan.tables_in(round)
+        boxes = tuple(
+            _box(plan, TableRef(round, index), seated.get(index), names)
+            for index in range(min(total, DRAWN_PER_ROUND))
+        )
+        columns.append(RoundColumn(round, total, boxes))
+    champion = tournament.champion
+    return Picture(tuple(columns), names.get(champion, champion) if champion else None)
+
+
+def _box(
+    plan: BracketPlan, ref: TableRef, table: TableRecord | None, names: dict[str, str]
+) -> TableBox:
+    from functions.api.pages import bracket_svg as svg  # noqa: PLC0415
+
+    following = plan.successor(ref)
+    successor = None if following is None else following.index
+    planned = plan.seats_at(ref)
+    if table is None:
+        return svg.TableBox(str(ref), svg.WAITING, (), planned, successor)
+    if table.bye:
+        seat = svg.Seat(names.get(table.ranking[0], table.ranking[0]), svg.ON)
+        return svg.TableBox(str(ref), svg.BYE, (seat,), 1, successor)
+    if table.over:
+        keep = plan.survivors(ref)
+        seats = tuple(
+            svg.Seat(names.get(p, p), svg.ON if place < keep else svg.OUT)
+            for place, p in enumerate(table.ranking)
+        )
+        return svg.TableBox(str(ref), svg.OVER, seats, planned, successor, table.version)
+    seats = tuple(svg.Seat(names.get(p, p)) for p in table.seating.seats)
+    return svg.TableBox(str(ref), svg.PLAYING, seats, planned, successor, table.version)
+
+
+def _info(tournament: TournamentRecord) -> TournamentInfo:
+    from functions.api.pages.html import TournamentInfo  # noqa: PLC0415
+
+    return TournamentInfo(
+        tournament.id,
+        tournament.name,
+        tournament.game,
+        tournament.status,
+        tournament.player_count,
+        tournament.table_size,
+        tournament.advance,
+    )
+
+
+# --- answering -----------------------------------------------------------------------
+
+
+def _refresh(tournament: TournamentRecord, drawn: int) -> int | None:
+    """Seconds until the bracket page reloads: none once finished; a big bracket, each
+    reload of which reads hundreds of tables, less often."""
+    if tournament.status == Status.FINISHED:
+        return None
+    return 3 if drawn <= 256 else 10
+
+
+def _html(page: Callable[[], str]) -> Response[str]:
+    """The page, or a small HTML page with the status for an unknown tournament or table."""
+    from functions.api.pages import html  # noqa: PLC0415
+
+    try:
+        return Response(200, HTML, page())
+    except NotFound as error:
+        return Response(404, HTML, html.error_page(404, str(error)))
+
+
+def _site(path: str) -> str:
+    """`path` as an absolute URL on the host asked, so that the links of a saved SVG file
+    still lead to the tables; '' (relative to the SVG's own URL) without a plausible host."""
+    headers = router.current_event.headers
+    host = headers.get("host") or ""
+    scheme = headers.get("x-forwarded-proto") or "http"  # API Gateway always sends it
+    if not _HOST.fullmatch(host) or scheme not in ("http", "https"):
+        return ""
+    return f"{scheme}://{host}/{path}"

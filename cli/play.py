@@ -15,9 +15,10 @@ from typing import Any, TextIO
 
 from cli.api_client import ApiClient
 from cli.botkit import ActionRejected, Pause, Seat, Session, is_done, register, resume
-from cli.table_text import change_lines, choice_label, result_line, seat_lines, situation_lines
+from cli.table_text import change_lines, choice_label, result_lines, seat_lines, situation_lines
 
 InputFn = Callable[[str], str]
+NEXT_TABLE = "your next table"
 WAITING = {
     "draft": "the organizer to open registration",
     "open": "the organizer to start the tournament",
@@ -72,7 +73,7 @@ class Player:
 
     def _tell_waiting(self, me: dict[str, Any]) -> None:
         status = me["tournament_status"]
-        waiting = WAITING.get(status, "your next table")
+        waiting = WAITING.get(status, NEXT_TABLE)
         if waiting != self._waiting_for:
             self._waiting_for = waiting
             self.say(f"Waiting for {waiting}...")
@@ -94,7 +95,9 @@ class Player:
                 self.say(line)
             before = view
             if answer["over"]:
-                self.say(result_line(view, seat.player_id))
+                for line in result_lines(view, seat.player_id):
+                    self.say(line)
+                self._waiting_for = NEXT_TABLE  # said above: through, or out
                 return
             if view.get("to_act") == seat.player_id:
                 acted = self._take_turn(session, table, view)

@@ -17,6 +17,11 @@ def _who(player: str | None, me: str) -> str:
     return "you" if player == me else str(player)
 
 
+def _does(player: str | None, me: str, verb: str, for_you: str) -> str:
+    """`player` and a present-tense verb that agrees: "p-x starts", "you start"."""
+    return f"you {for_you}" if player == me else f"{player} {verb}"
+
+
 # --- seats -----------------------------------------------------------------------------
 
 
@@ -151,9 +156,9 @@ def _maexchen_changes(before: View, after: View, me: str) -> list[str]:
                 f"({new['penalty_points']} now)."
             )
         if new["eliminated"] and not old["eliminated"]:
-            lines.append(f"{_who(new['player'], me)} is out of this table.")
+            lines.append(f"{_does(new['player'], me, 'is', 'are')} out of this table.")
     if after["round"] != before["round"] and after.get("to_act"):
-        lines.append(f"Round {after['round']}: {_who(after['to_act'], me)} starts.")
+        lines.append(f"Round {after['round']}: {_does(after['to_act'], me, 'starts', 'start')}.")
     announced = (after["announcement"], after["announcer"])
     if after["announcement"] is not None and announced != (
         before["announcement"],
@@ -169,7 +174,7 @@ def _mariechen_changes(before: View, after: View, me: str) -> list[str]:
         for face in new["throws"][len(old["throws"]) :]:
             lines.append(f"{_who(new['player'], me)} threw {face}.")
         if new["score"] != old["score"]:
-            lines.append(f"{_who(new['player'], me)} scores {new['score']}.")
+            lines.append(f"{_does(new['player'], me, 'scores', 'score')} {new['score']}.")
     return lines
 
 
@@ -184,16 +189,23 @@ def _zweiundvierzig_changes(before: View, after: View, me: str) -> list[str]:
             lines.append(f"{_who(after['to_act'], me)} threw {new_round['throws'][-1]}.")
     for old, new in zip(before["seats"], after["seats"], strict=True):
         if new["sticks"] != old["sticks"]:
-            lines.append(f"{_who(new['player'], me)} holds {_plural(new['sticks'], 'stick')} now.")
+            held = _plural(new["sticks"], "stick")
+            lines.append(f"{_does(new['player'], me, 'holds', 'hold')} {held} now.")
         if new["status"] != old["status"]:
             lines.append(f"{_who(new['player'], me)}: {new['status']}.")
     if new_round and not same_round:
-        lines.append(f"Round {new_round['number']}: {_who(new_round['starter'], me)} starts.")
+        starter = _does(new_round["starter"], me, "starts", "start")
+        lines.append(f"Round {new_round['number']}: {starter}.")
     return lines
 
 
-def result_line(view: View, me: str) -> str:
-    """The table's ranking once it is over."""
-    ranking = view.get("ranking") or []
+def result_lines(view: View, me: str) -> list[str]:
+    """The table's ranking once it is over, and whether the player goes on."""
+    ranking: list[str] = view.get("ranking") or []
     places = ", ".join(f"{n}. {_who(p, me)}" for n, p in enumerate(ranking, start=1))
-    return f"The table is over: {places}." if places else "The table is over."
+    lines = [f"The table is over: {places}."]
+    if me in ranking:
+        place, survivors = ranking.index(me) + 1, view.get("survivors", 1)
+        through = "through to what comes next" if place <= survivors else "out"
+        lines.append(f"Your place at this table: {place} of {len(ranking)}, {through}.")
+    return lines

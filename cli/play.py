@@ -123,7 +123,7 @@ class Player:
         for number, action in enumerate(legal, start=1):
             self.say(f"  {number}. {choice_label(action, view, me)}")
         timeout = (view.get("options") or {}).get("turn_timeout_seconds")
-        action = legal[self._ask(len(legal), timeout) - 1]
+        action = legal[self.choose(len(legal), timeout) - 1]
         try:
             acted = session.submit(table, view, action)
         except ActionRejected as error:
@@ -133,7 +133,8 @@ class Player:
             self.say("The table moved on meanwhile (too slow?); here is where it stands now.")
         return acted
 
-    def _ask(self, count: int, timeout: object) -> int:
+    def choose(self, count: int, timeout: object = None) -> int:
+        """Ask for a number from 1 to `count` until one comes."""
         hint = f" ({timeout} s)" if timeout else ""
         while True:
             raw = self.input_fn(f"Your choice [1-{count}]{hint}: ").strip()

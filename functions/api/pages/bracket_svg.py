@@ -22,8 +22,8 @@ HEADING = 44  # the column titles above the boxes
 HEAD = 24  # a box's title line
 LINE = 17  # one name
 PAD = 8
-NAME_WIDTH = 122
-GAP_X = 56
+NAME_WIDTH = 108
+GAP_X = 44
 GAP_Y = 12
 CHAMPION_HEIGHT = 62
 CHAR_WIDTH = 7  # a 12 px name's average character, for clipping
@@ -102,9 +102,17 @@ class _Layout(NamedTuple):
     clip: int  # characters of a name that fit
 
 
-def render(picture: Picture, *, links: str = "", title: str = "", standalone: bool = True) -> str:
+def render(
+    picture: Picture,
+    *,
+    links: str = "",
+    title: str = "",
+    standalone: bool = True,
+    shrink: float = 1.0,
+) -> str:
     """The picture as SVG; each box links to `{links}tables/{ref}/watch`. A standalone
-    document carries the XML declaration; without it, it is for inlining into HTML."""
+    document carries the XML declaration; without it, it is for inlining into HTML, where
+    `shrink` < 1 lets it narrow down to that share of its width to fit the page."""
     layout = _layout(picture)
     top = MARGIN + HEADING
     parts: list[str] = []
@@ -146,10 +154,15 @@ def render(picture: Picture, *, links: str = "", title: str = "", standalone: bo
     height = bottom + MARGIN
     label = esc(title or "Tournament bracket")
     head = '<?xml version="1.0" encoding="UTF-8"?>\n' if standalone else ""
+    fit = (
+        f' style="max-width:100%;height:auto;min-width:{int(width * shrink)}px"'
+        if shrink < 1
+        else ""
+    )
     return (
         f'{head}<svg xmlns="http://www.w3.org/2000/svg" '
         f'xmlns:xlink="http://www.w3.org/1999/xlink" class="bracket" role="img" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}"{fit} '
         f'aria-label="{label}"><title>{label}</title><style>{STYLE}</style>'
         f'<rect width="{width}" height="{height}" fill="#f5f7fa"/>' + "".join(parts) + "</svg>"
     )

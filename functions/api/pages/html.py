@@ -71,9 +71,10 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:
 dl.facts dt{color:#7b8794}
 dl.facts dd{margin:0;font-weight:600}
 td.events ul{margin:0;padding-left:18px}
+table.log td:not(.events){white-space:nowrap}
 .hidden{color:#9aa5b1;font-style:italic}
 form{display:flex;gap:8px;margin:10px 0}
-input{font:inherit;padding:8px 10px;border:1px solid #c3cad3;border-radius:8px;min-width:260px}
+input{font:inherit;padding:8px 10px;border:1px solid #c3cad3;border-radius:8px;min-width:300px}
 button{font:inherit;padding:8px 16px;border:0;border-radius:8px;background:#1f2933;color:#fff}
 """
 
@@ -166,7 +167,7 @@ def bracket_page(
             "once the organizer starts the tournament.</p></section>"
         )
     else:
-        svg = render(picture, title=f"Bracket of {title}", standalone=False)
+        svg = render(picture, title=f"Bracket of {title}", standalone=False, shrink=0.75)
         parts.append(f"<section class=picture>{svg}</section>")
         parts.append("<section class=card><h2>Rounds</h2>")
         parts.extend(_round_list(column, column is picture.rounds[-1]) for column in picture.rounds)
@@ -180,7 +181,7 @@ def bracket_page(
 def _round_list(column: RoundColumn, final: bool) -> str:
     states = [table.state for table in column.drawn]
     counts = [
-        count(states.count(state), "table") + f" {word}"
+        f"{states.count(state):,} {word}"
         for state, word in ((PLAYING, "playing"), (OVER, "over"), (WAITING, "waiting"))
         if states.count(state)
     ]

@@ -1,0 +1,60 @@
+"""The pages of a finished tournament: bots play it to its champion on a local stack,
+then the bracket shows the champion, stops refreshing, and every table's log is open."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from tournament_kit import StackFactory, bot_tournament, http
+
+from core.bracket import BracketPlan, TableRef
+from functions.api.pages.markup import esc
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+REFRESH = '<meta http-equiv="refresh"'
+
+
+def test_a_finished_bracket_crowns_its_champion_and_stops_refreshing(
+    local_stack: StackFactory,
+) -> None:
+    # 5 players at tables of 2: round 1 is 2, 2 and a bye; round 2 is 2 and a bye
+    run = bot_tournament(local_stack())
+    run.create("maexchen", table_size=2, advance=1)
+    run.register(["Anna", "Bernd", "<b>Carla</b>", "Dieter", "Emil"])
+    run.start(in_registration_order=True)
+    final = run.run()
+    champion = run.bots[final["champion"]].name
+    base = f"/tournaments/{run.tournament}"
+
+    page = http("GET", base + "/bracket")
+    assert page.status == 200 and page.headers["content-type"] == "text/html; charset=utf-8"
+    assert REFRESH not in page.raw
+    assert f"CHAMPION</div><div class=who>{esc(champion)}</div>" in page.raw
+    assert "<b>Carla</b>" not in page.raw
+
+    picture = http("GET", base + "/bracket.svg")
+    assert picture.status == 200 and picture.headers["content-type"] == "image/svg+xml"
+    svg = ET.fromstring(picture.raw)
+    plan = BracketPlan.build(5, 2, 1)
+    boxes: dict[int, list[str]] = {}
+    for group in svg.iter(SVG_NS + "g"):
+        kind = group.get("class", "").split()
+        if "table" in kind:
+            ref = TableRef.parse(group.get("data-ref", ""))
+            boxes.setdefault(ref.round, []).append(kind[1])
+    assert {r: len(states) for r, states in boxes.items()} == {
+        r: plan.tables_in(r) for r in range(1, plan.rounds + 1)
+    }
+    assert boxes[1] == ["over", "over", "bye"] and boxes[2] == ["over", "bye"]
+    assert boxes[3] == ["over"]
+    crowned = [g for g in svg.iter(SVG_NS + "g") if g.get("class") == "champion"]
+    assert len(crowned) == 1 and esc(champion) in ET.tostring(crowned[0], encoding="unicode")
+
+    watch = http("GET", base + "/tables/R3-1/watch")
+    assert watch.status == 200 and REFRESH not in watch.raw
+    log = http("GET", base + "/tables/R3-1/log").body
+    thrown = [e for r in log["records"] for e in r["events"] if e["type"] == "DiceThrown"]
+    assert "<th>dice</th>" in watch.raw and watch.raw.count("dice <b>") == len(thrown)
+    bye = http("GET", base + "/tables/R1-3/watch")
+    assert bye.status == 200 and "goes on to the next round without playing" in bye.raw
+    assert "Emil" in bye.raw and REFRESH not in bye.raw

@@ -113,6 +113,8 @@ def test_the_landing_page_opens_a_bracket_by_id_and_links_to_the_docs(stack: Sta
     assert opened.status == 303 and opened.headers["location"] == "tournaments/t-abc/bracket"
     odd = stack.api.call("GET", "/open", query="tournament=a/b%3Fc")
     assert odd.headers["location"] == "tournaments/a%2Fb%3Fc/bracket"
+    blank = stack.api.call("GET", "/open", query="tournament=%20")
+    assert blank.status == 303 and blank.headers["location"] == "./"
     assert stack.api.call("GET", "/docs").status == 200  # `/` took nothing from the docs
 
 
@@ -381,3 +383,23 @@ def test_later_rounds_of_a_running_bracket_are_not_read(stack: Stack) -> None:
         del tournaments.round_tables
     assert asked == [1]  # no round-1 table is over: the final cannot be seated
     assert sorted(read[0]) == [0, 1] and read[1] == {}
+
+
+def test_a_reload_reads_no_name_it_read_before(stack: Stack) -> None:
+    cup = start_cup(stack)
+    repository = services().tournaments._repository
+    asked: list[str] = []
+    real = repository.get_players
+
+    def counted(tournament: str, players: list[str]) -> Any:
+        asked.extend(players)
+        return real(tournament, players)
+
+    repository.get_players = counted  # type: ignore[method-assign]
+    try:
+        first = page(stack, f"/tournaments/{cup.id}/bracket")
+        assert sorted(asked) == sorted(cup.tokens)
+        again = page(stack, f"/tournaments/{cup.id}/bracket")
+    finally:
+        del repository.get_players
+    assert len(asked) == len(cup.tokens) and first == again

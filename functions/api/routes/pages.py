@@ -10,6 +10,7 @@ The pages stay out of the OpenAPI document: they are for browsers, not clients.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import quote
@@ -34,6 +35,8 @@ SVG = "image/svg+xml"
 LIVE = "no-cache"  # a live page must be asked for again, never served from a cache
 BRACKET = "/tournaments/<tournament_id>/bracket"
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
+_NAMES: OrderedDict[tuple[str, str], str] = OrderedDict()  # (tournament, player) → name
+_NAMES_KEPT = 100_000  # a few MB at most
 
 
 @router.get("/", include_in_schema=False)
@@ -47,7 +50,8 @@ def landing() -> Response[str]:
 @router.get("/open", include_in_schema=False)
 def open_bracket(tournament: Annotated[str, Query(min_length=1, max_length=100)]) -> Response[str]:
     """The landing page's form: on to the bracket of the tournament it names."""
-    location = f"tournaments/{quote(tournament.strip(), safe='')}/bracket"
+    named = tournament.strip()
+    location = f"tournaments/{quote(named, safe='')}/bracket" if named else "./"
     return Response(303, HTML, "", headers={"Location": location})
 
 
@@ -91,7 +95,11 @@ def bracket_picture(tournament_id: str) -> Response[str]:
     players = {p for round in tables for t in round.values() for p in t.seating.seats}
     picture = _picture(plan, tables, tournament, _names(tournament.id, players))
     links = _site(f"tournaments/{quote(tournament.id, safe='')}/")
-    return Response(200, SVG, render(picture, links=links, title=f"Bracket of {tournament.name}"))
+    return Response(
+        200,
+        SVG,
+        render(picture, links=links, title=f"Bracket of {tournament.name or tournament.id}"),
+    )
 
 
 @router.get(
@@ -170,13 +178,18 @@ def _read_bracket(tournament: str, plan: BracketPlan) -> list[dict[int, TableRec
 
 
 def _names(tournament: str, players: Iterable[str]) -> dict[str, str]:
-    """Player id → name, read in batches. The tournament service reads players one at a
-    time (by token) only, so this uses its repository's batch read directly."""
-    wanted = sorted(set(players))
-    if not wanted:
-        return {}
-    repository = services().tournaments._repository
-    return {p.id: p.name for p in repository.get_players(tournament, wanted)}
+    """Player id → name. A name never changes once registered, so a warm container
+    keeps those it read and a page's reload reads only tables. The tournament service
+    reads players one at a time (by token) only: this uses its repository's batch read."""
+    asked = set(players)
+    wanted = sorted(p for p in asked if (tournament, p) not in _NAMES)
+    if wanted:
+        repository = services().tournaments._repository
+        for player in repository.get_players(tournament, wanted):
+            _NAMES[tournament, player.id] = player.name
+        while len(_NAMES) > _NAMES_KEPT:
+            _NAMES.popitem(last=False)
+    return {p: _NAMES[tournament, p] for p in asked if (tournament, p) in _NAMES}
 
 
 def _table_of(tournament: TournamentRecord, table: str) -> tuple[BracketPlan, TableRef]:
@@ -261,10 +274,10 @@ def _info(tournament: TournamentRecord) -> TournamentInfo:
 
 def _refresh(tournament: TournamentRecord, drawn: int) -> int | None:
     """Seconds until the bracket page reloads: none once finished; a big bracket, each
-    reload of which reads hundreds of tables, less often."""
+    reload of which reads up to hundreds of tables, less often."""
     if tournament.status == Status.FINISHED:
         return None
-    return 3 if drawn <= 256 else 10
+    return 3 if drawn <= 64 else 10
 
 
 def _html(page: Callable[[], str]) -> Response[str]:

@@ -3,6 +3,8 @@ real handler on moto; the bracket picture's cap on synthetic data; how much a pa
 
 from __future__ import annotations
 
+import base64
+import gzip
 import random
 import re
 import xml.etree.ElementTree as ET
@@ -403,3 +405,15 @@ def test_a_reload_reads_no_name_it_read_before(stack: Stack) -> None:
     finally:
         del repository.get_players
     assert len(asked) == len(cup.tokens) and first == again
+
+
+def test_big_pages_go_gzipped_to_browsers_that_take_it(stack: Stack) -> None:
+    cup = start_cup(stack)
+    answer = stack.api.call(
+        "GET", f"/tournaments/{cup.id}/bracket.svg", headers={"Accept-Encoding": "gzip"}
+    )
+    assert answer.status == 200
+    assert answer.headers["content-encoding"] == "gzip"
+    assert answer.headers["cache-control"] == "no-cache"  # live: always asked for again
+    svg = gzip.decompress(base64.b64decode(answer.raw)).decode()
+    assert svg == page(stack, f"/tournaments/{cup.id}/bracket.svg")

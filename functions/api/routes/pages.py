@@ -1,10 +1,10 @@
 """Pages for organizers and spectators: the bracket (HTML and SVG), a table to watch.
 
 These routes only read: the tournament, at most the tables of each round that the picture
-draws (`DRAWN_PER_ROUND`), and the names of the players at them. Drawing is the pure
-`functions.api.pages`' job, imported only by these routes: the API's other requests
-start no slower for it.
-The pages stay out of the OpenAPI document: they are for browsers, not clients.
+draws (`DRAWN_PER_ROUND`), and the names of the players at them. Drawing is the job of
+the pure `functions.api.pages` package, imported when a page is first asked for: a cold
+start for any other request does not pay its ~10 ms. The pages stay out of the OpenAPI
+document: they are for browsers, not API clients.
 """
 
 from __future__ import annotations

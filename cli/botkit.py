@@ -77,11 +77,15 @@ def load_module(spec: str) -> ModuleType:
     name, with the folder above the outermost package on `sys.path`, so it may import
     its siblings; a lone file is loaded as it is, its folder on `sys.path` as for a script.
     """
-    if not spec.endswith(".py"):
-        try:
+    try:
+        if not spec.endswith(".py"):
             return importlib.import_module(spec)
-        except ImportError as error:
-            raise BotLoadError(f"cannot import bot module {spec!r}: {error}") from error
+        return _load_file(spec)
+    except (ImportError, SyntaxError) as error:
+        raise BotLoadError(f"cannot import bot module {spec!r}: {error}") from error
+
+
+def _load_file(spec: str) -> ModuleType:
     path = Path(spec).resolve()
     if not path.is_file():
         raise BotLoadError(f"no bot file {spec!r}")
@@ -94,11 +98,11 @@ def load_module(spec: str) -> ModuleType:
         sys.path.insert(0, str(root))
     if len(parts) > 1:
         return importlib.import_module(".".join(parts))
-    loader = importlib.util.spec_from_file_location(f"knobelcup_bot_{path.stem}", path)
-    if loader is None or loader.loader is None:
+    found = importlib.util.spec_from_file_location(f"knobelcup_bot_{path.stem}", path)
+    if found is None or found.loader is None:
         raise BotLoadError(f"cannot load {spec!r} as a Python module")
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
     return module
 
 

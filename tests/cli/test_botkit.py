@@ -67,6 +67,12 @@ def test_a_missing_bot_is_named(spec: str, message: str) -> None:
         load_decider(spec)
 
 
+def test_a_bot_that_does_not_import_is_named(tmp_path: Path) -> None:
+    (tmp_path / "kc_broken.py").write_text("import kc_not_there\n")
+    with pytest.raises(BotLoadError, match=r"cannot import bot module .*kc_not_there"):
+        load_decider(str(tmp_path / "kc_broken.py"))
+
+
 def test_bots_are_named_after_their_module() -> None:
     assert bot_name("examples/bots/maexchen_honest.py") == "maexchen_honest"
     assert bot_name("examples.bots.maexchen_bluffer") == "maexchen_bluffer"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import threading
 from collections.abc import Sequence
@@ -32,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--token", help="resume with the token printed when you registered")
 
     bot = commands.add_parser("bot", help="run bots that play with a decide(view) function")
-    bot.add_argument("module", help="a dotted module name or a path to a .py file")
+    bot.add_argument(
+        "module", help="a dotted module name (from the current folder) or a path to a .py file"
+    )
     _add_service(bot)
     bot.add_argument("--name", help="bot names are NAME-1..NAME-N (default: the module's name)")
     bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
@@ -75,6 +78,8 @@ def _forward(command: str, argv: Sequence[str]) -> int:
 
 def _bots(args: argparse.Namespace) -> int:
     """Run `--count` bots, a thread and a client each; one line per bot at the end."""
+    if os.getcwd() not in sys.path:  # dotted names import from here, as with `python -m`
+        sys.path.insert(0, os.getcwd())
     try:
         decide = load_decider(args.module)
     except BotLoadError as error:

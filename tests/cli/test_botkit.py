@@ -95,6 +95,17 @@ def test_the_bot_command_names_a_module_without_decide(
     assert "defines no decide(view) function" in capsys.readouterr().err
 
 
+def test_the_bot_command_imports_dotted_names_from_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "kc_here.py").write_text(DECIDE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    unreachable = "http://127.0.0.1:9"  # nothing listens on the discard port
+    assert main(["bot", "kc_here", "--url", unreachable, "--tournament", "t-x"]) == 1
+    assert "kc_here-1: stopped: " in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("command", ["serve", "demo"])
 def test_serve_and_demo_get_every_further_argument(
     command: str, monkeypatch: pytest.MonkeyPatch

@@ -1,4 +1,4 @@
-"""The HTML pages: landing, bracket, one table to watch, and errors.
+"""The HTML pages: landing, bracket and errors, and the frame every page shares.
 
 Pure and self-contained: CSS inline, no scripts, no external assets, so a page works
 offline on the pub's screen. Every value from users passes through `esc`. Live pages
@@ -7,8 +7,8 @@ reload themselves with a meta refresh until what they show is over.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from functions.api.pages.bracket_svg import (
     BYE,
@@ -22,7 +22,6 @@ from functions.api.pages.bracket_svg import (
 from functions.api.pages.markup import count, esc
 
 GAMES = {"maexchen": "Mäxchen", "mariechen": "Mariechen", "zweiundvierzig": "42 muss kommen"}
-_NOT_FACTS = {"game", "version", "options", "seats", "to_act", "legal_actions", "ranking"}
 
 CSS = """
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",
@@ -125,7 +124,8 @@ def error_page(status: int, message: str, *, home: str = "/") -> str:
     return document(f"{status} · Knobelcup", body)
 
 
-def _header(info: TournamentInfo, title: str, extra: str = "") -> str:
+def header(info: TournamentInfo, title: str, extra: str = "") -> str:
+    """The dark bar on top: the title, the game, the numbers and the status."""
     game = GAMES.get(info.game, info.game)
     return (
         f"<header><h1>{esc(title)}</h1><div class=meta>{esc(game)} · "
@@ -150,7 +150,7 @@ def bracket_page(
 ) -> str:
     """The bracket page: champion, standings, the picture, and every round's tables."""
     title = tournament_title(info)
-    parts = [_header(info, title), "<main>"]
+    parts = [header(info, title), "<main>"]
     if champion is not None:
         parts.append(
             "<section class=champion><div class=star>★</div><div><div class=label>CHAMPION"
@@ -201,157 +201,3 @@ def _round_list(column: RoundColumn, final: bool) -> str:
         f"{' · ' if counts else ''}{esc(' · '.join(counts))}</span></h3>"
         f"<div class=chips>{chips}</div></div>"
     )
-
-
-def watch_page(
-    info: TournamentInfo,
-    ref: str,
-    *,
-    view: Mapping[str, Any],
-    over: bool,
-    records: Sequence[Mapping[str, Any]],
-    names: Mapping[str, str],
-) -> str:
-    """One table: the spectator view and the audit log, readable."""
-    title = f"{ref} · {tournament_title(info)}"
-    state = OVER if over else PLAYING
-    to_act = view.get("to_act")
-    line = (
-        "over"
-        if over
-        else f"{esc(names.get(to_act, to_act))} to act"
-        if to_act
-        else "waiting for the dice"
-    )
-    parts = [
-        _header(info, title, " · <a href='../../bracket'>← bracket</a>"),
-        "<main><section class=card>",
-        f"<h2>{esc(ref)} <span class='badge {state}'>{state}</span> "
-        f"<span class=muted>· turn {esc(view.get('version', 0))} · {line}</span></h2>",
-        _seats(view, names),
-        "</section>",
-        _facts(view, names),
-        _log(records, names),
-        "</main>",
-    ]
-    return document(title, "".join(parts), refresh=None if over else 3)
-
-
-def pending_table_page(
-    info: TournamentInfo, ref: str, *, feeders: Sequence[str], bye: str | None
-) -> str:
-    """A table not seated yet (waiting for its feeders), or a bye."""
-    title = f"{ref} · {tournament_title(info)}"
-    if bye is not None:
-        text = f"{esc(bye)} goes on to the next round without playing (a bye)."
-    else:
-        text = f"This table is seated once {esc(', '.join(feeders))} are over."
-    state = BYE if bye is not None else WAITING
-    body = (
-        _header(info, title, " · <a href='../../bracket'>← bracket</a>")
-        + f"<main><section class=card><h2>{esc(ref)} <span class='badge {state}'>{state}"
-        f"</span></h2><p>{text}</p></section></main>"
-    )
-    return document(title, body, refresh=None if bye is not None else 3)
-
-
-def _seats(view: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    seats: list[Mapping[str, Any]] = list(view.get("seats") or [])
-    if not seats:
-        return ""
-    keys = [key for key in seats[0] if key != "player"]
-    ranking = list(view.get("ranking") or [])
-    survivors = int(view.get("survivors") or 0)
-    head = ("<th>place</th>" if ranking else "") + "<th>player</th>"
-    head += "".join(f"<th>{esc(key.replace('_', ' '))}</th>" for key in keys)
-    rows = []
-    ordered = sorted(seats, key=lambda s: ranking.index(s["player"])) if ranking else seats
-    for seat in ordered:
-        player = seat["player"]
-        kind = "to-act" if player == view.get("to_act") else ""
-        place = ""
-        if ranking:
-            position = ranking.index(player) + 1
-            kind = "on" if position <= survivors else "out"
-            place = f"<td>{position}</td>"
-        cells = "".join(f"<td>{esc(_show(seat[key], names))}</td>" for key in keys)
-        rows.append(f"<tr class='{kind}'>{place}<td>{esc(names.get(player, player))}</td>{cells}")
-    return f"<table class=seats><tr>{head}</tr>{''.join(rows)}</table>"
-
-
-def _facts(view: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    facts = [(key, value) for key, value in view.items() if key not in _NOT_FACTS]
-    options = view.get("options") or {}
-    if options:
-        facts.append(("rules", options))
-    if not facts:
-        return ""
-    items = "".join(
-        f"<dt>{esc(key.replace('_', ' '))}</dt><dd>{esc(_show(value, names))}</dd>"
-        for key, value in facts
-    )
-    return f"<section class=card><h2>At the table</h2><dl class=facts>{items}</dl></section>"
-
-
-def _log(records: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
-    revealed = any("dice" in record for record in records)
-    head = "<th>turn</th><th>player</th><th>action</th>"
-    head += "<th>dice</th>" if revealed else ""
-    rows = []
-    for record in reversed(records):
-        player = record.get("player")
-        action = record.get("action")
-        dice = f"<td>{esc(_show(record.get('dice'), names))}</td>" if revealed else ""
-        events = "".join(f"<li>{_event(e, names)}</li>" for e in record.get("events") or [])
-        rows.append(
-            f"<tr><td>{esc(record.get('version'))}</td>"
-            f"<td>{esc(names.get(player, player) if player else '—')}</td>"
-            f"<td>{esc(_action(action))}</td>{dice}"
-            f"<td class=events><ul>{events}</ul></td></tr>"
-        )
-    note = (
-        "Every throw is shown: the table is over."
-        if revealed
-        else "Dice under the cup stay hidden until the table is over."
-    )
-    return (
-        f"<section class=card><h2>Log</h2><p class=muted>{note}</p>"
-        f"<table class=log><tr>{head}<th>what happened</th></tr>{''.join(rows)}</table></section>"
-    )
-
-
-def _action(action: Mapping[str, Any] | None) -> str:
-    if action is None:
-        return "seated"
-    words = [str(action.get("kind", "")).replace("_", " ")]
-    words += [str(value) for key, value in action.items() if key != "kind"]
-    return " ".join(words)
-
-
-def _event(event: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    kind = str(event.get("type", ""))
-    words = "".join(f" {c.lower()}" if c.isupper() else c for c in kind).strip().capitalize()
-    fields = []
-    for key, value in event.items():
-        if key == "type":
-            continue
-        if key == "dice" and value is None:
-            fields.append("dice <span class=hidden>hidden</span>")
-            continue
-        fields.append(f"{esc(key.replace('_', ' '))} <b>{esc(_show(value, names))}</b>")
-    return f"{esc(words)}: " + ", ".join(fields) if fields else esc(words)
-
-
-def _show(value: Any, names: Mapping[str, str]) -> str:
-    """A view's or event's value in words, players by name."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, str):
-        return names.get(value, value)
-    if isinstance(value, list | tuple):
-        return ", ".join(_show(v, names) for v in value) or "—"
-    if isinstance(value, dict):
-        return "; ".join(f"{k.replace('_', ' ')}: {_show(v, names)}" for k, v in value.items())
-    return str(value)

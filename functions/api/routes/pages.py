@@ -110,7 +110,7 @@ def bracket_picture(tournament_id: str) -> Response[str]:
 )
 def watch_table(tournament_id: str, table: str) -> Response[str]:
     """One table for spectators: the public view and the log, updating until it is over."""
-    from functions.api.pages import html  # noqa: PLC0415
+    from functions.api.pages import watch  # noqa: PLC0415
 
     def page() -> str:
         tournament = services().tournaments.get(tournament_id)
@@ -121,7 +121,7 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
             if seated:
                 player = seated[0].ranking[0]
                 name = _names(tournament.id, [player]).get(player, player)
-                return html.pending_table_page(info, table, feeders=(), bye=name)
+                return watch.pending_table_page(info, table, feeders=(), bye=name)
         else:
             try:
                 view = services().turns.spectator_view(tournament.id, table)
@@ -130,7 +130,7 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
             if view is not None:
                 log = services().turns.audit_log(tournament.id, table)
                 seats = [seat["player"] for seat in view["view"].get("seats", ())]
-                return html.watch_page(
+                return watch.watch_page(
                     info,
                     table,
                     view=view["view"],
@@ -139,7 +139,7 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
                     names=_names(tournament.id, seats),
                 )
         feeders = [str(TableRef(ref.round - 1, i)) for i in plan.feeders(ref)]
-        return html.pending_table_page(info, table, feeders=feeders, bye=None)
+        return watch.pending_table_page(info, table, feeders=feeders, bye=None)
 
     return _html(page)
 

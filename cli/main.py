@@ -15,7 +15,15 @@ import threading
 from collections.abc import Sequence
 
 from cli.api_client import DEFAULT_URL, ApiClient, ApiError
-from cli.botkit import BotLoadError, BotResult, BotStopped, bot_name, load_decider, run_bot
+from cli.botkit import (
+    BotLoadError,
+    BotResult,
+    BotStopped,
+    Seat,
+    bot_name,
+    load_decider,
+    run_bot,
+)
 from cli.play import play
 
 FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
@@ -93,12 +101,15 @@ def _bots(args: argparse.Namespace) -> int:
     results: dict[str, BotResult | str] = {}
     stop = threading.Event()
 
+    def registered(seat: Seat) -> None:
+        print(f"{seat.name} registered as {seat.player_id}", flush=True)
+
     def bot(name: str) -> None:
         client = ApiClient(args.url)
         try:
             results[name] = run_bot(
                 client, args.tournament, name, decide, args.poll, stop=stop,
-                on_registered=lambda seat: print(f"{name} registered as {seat.player_id}"),
+                on_registered=registered,
             )  # fmt: skip
         except BotStopped:
             results[name] = "stopped"
@@ -107,7 +118,7 @@ def _bots(args: argparse.Namespace) -> int:
         finally:
             client.close()
 
-    threads = [threading.Thread(target=bot, args=(name,), name=name) for name in names]
+    threads = [threading.Thread(target=bot, args=(name,), name=name, daemon=True) for name in names]
     for thread in threads:
         thread.start()
     try:

@@ -30,6 +30,7 @@ from infra.local.lambda_events import LocalContext
 Handler = Callable[[dict[str, Any], Any], Any]
 MAX_RECEIVES = 10  # the template's maxReceiveCount
 STREAM_BATCH = 100
+GET_RECORDS_LIMIT = 1000  # DynamoDB Streams' largest page
 QUEUE_BATCH = 10
 _REGION = "eu-central-1"
 
@@ -87,13 +88,13 @@ class StreamTap:
     def fetch(self) -> None:
         """Give every reader the records written since the last fetch."""
         while True:
-            page = self._streams.get_records(ShardIterator=self._iterator)
+            page = self._streams.get_records(ShardIterator=self._iterator, Limit=GET_RECORDS_LIMIT)
             self._iterator = page["NextShardIterator"]
-            if not page["Records"]:
-                return
             records = [_lambda_record(r, self.arn) for r in page["Records"]]
             for reader in self._readers:
                 reader.pending.extend(r for r in records if passes(reader.filters, r))
+            if len(records) < GET_RECORDS_LIMIT:  # the end of the shard, for now
+                return
 
 
 def _lambda_record(record: dict[str, Any], arn: str) -> dict[str, Any]:
@@ -339,15 +340,21 @@ class LocalDelivery:
         """Deliver until the stream and queues are quiet; how many deliveries succeeded."""
         total = 0
         for _ in range(max_rounds):
-            moved = sum(reader.deliver() for reader in self.stream_readers)
-            moved += sum(reader.deliver() for reader in self.queue_readers)
+            moved = self.poll()
             total += moved
-            quiet = all(r.idle for r in self.stream_readers) and all(
-                r.idle for r in self.queue_readers
-            )
-            if not moved and quiet:
+            if not moved and self.idle:
                 return total
         raise RuntimeError(f"deliveries did not settle in {max_rounds} rounds")
+
+    def poll(self) -> int:
+        """One pass over the stream and the queues; how many deliveries succeeded."""
+        moved = sum(reader.deliver() for reader in self.stream_readers)
+        return moved + sum(reader.deliver() for reader in self.queue_readers)
+
+    @property
+    def idle(self) -> bool:
+        """No stream record waits for a retry and no queue message is held back."""
+        return all(r.idle for r in self.stream_readers) and all(r.idle for r in self.queue_readers)
 
     def fire_next(self) -> bool:
         """Move the clock to the next due schedule and fire all due by then (a firing

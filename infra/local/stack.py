@@ -81,9 +81,11 @@ def start_local_stack(
     crash: CrashPlan | None = None,
     deliveries: Deliveries | None = None,
     writes: WriteCounter | None = None,
+    observer: bool = True,
 ) -> LocalStack:
     """Provision the template's resources under `prefix` and wire every handler to them;
-    `writes` counts every function's DynamoDB writes per item."""
+    `writes` counts every function's DynamoDB writes per item. `observer` adds a queue
+    that hears every event, as an outside subscriber would."""
     dynamodb = boto3.client("dynamodb")
     sqs = boto3.client("sqs")
     events = boto3.client("events")
@@ -118,7 +120,9 @@ def start_local_stack(
     delivery = LocalDelivery(
         stream_readers=[
             tap.reader(
-                publisher_app.lambda_handler, "publisher", stream_filters("PublisherFunction")
+                publisher_app.lambda_handler,
+                "publisher",
+                stream_filters("PublisherFunction"),
             ),
             tap.reader(timers_app.lambda_handler, "timers", stream_filters("TimerFunction")),
         ],
@@ -132,24 +136,34 @@ def start_local_stack(
             )
         ],
         schedules=ScheduleFirer(
-            scheduler, messaging.schedule_group, timeout_app.lambda_handler, "timeout", deliveries
+            scheduler,
+            messaging.schedule_group,
+            timeout_app.lambda_handler,
+            "timeout",
+            deliveries,
         ),
     )
+    observer_queue = _observe(events, sqs, messaging.bus, prefix) if observer else ""
+    return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue)
+
+
+def _observe(events: Any, sqs: Any, bus: str, prefix: str) -> str:
+    """A queue that gets every domain event on `bus`; its URL."""
     observer = sqs.create_queue(QueueName=f"{prefix}-observer")["QueueUrl"]
     observer_arn = sqs.get_queue_attributes(QueueUrl=observer, AttributeNames=["QueueArn"])[
         "Attributes"
     ]["QueueArn"]
     events.put_rule(
         Name=f"{prefix}-observer",
-        EventBusName=messaging.bus,
+        EventBusName=bus,
         EventPattern=json.dumps(OBSERVER_PATTERN),
     )
     events.put_targets(
         Rule=f"{prefix}-observer",
-        EventBusName=messaging.bus,
+        EventBusName=bus,
         Targets=[{"Id": "observer", "Arn": observer_arn}],
     )
-    return LocalStack(dynamodb, sqs, settings, delivery, api, observer)
+    return str(observer)
 
 
 def stop_local_stack() -> None:

@@ -1,0 +1,180 @@
+"""The whole service on one machine, without Docker or an AWS account (`make serve`).
+
+- moto's server, in a process of its own, stands in for DynamoDB, EventBridge, SQS and
+  Scheduler (one request at a time, so conditional writes are atomic: `moto_atomic`);
+- the template's table, bus, queues, rule and schedule group are provisioned on it;
+- `HttpFront` turns HTTP requests into API Gateway events for the API's handler;
+- `DeliveryRunner` plays Lambda's event source mappings and Scheduler: it hands stream
+  records, queue messages and due schedules (on the real clock) to the same handlers.
+
+State lives in moto's memory and is gone when the service stops.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from infra.local.api_workers import ApiWorkers, dice_for
+from infra.local.fake_aws import fake_aws
+from infra.local.http_front import HttpFront
+
+if TYPE_CHECKING:
+    from infra.local.delivery import LocalDelivery
+    from infra.local.stack import LocalStack
+
+
+PREFIX = "knobelcup"
+# Lambda polls a stream shard four times a second; a little more often here, so that a
+# table's result reaches the next round without a noticeable pause.
+POLL_SECONDS = 0.1
+# Deadlines are at least a second away; most are cancelled by the next action long
+# before they are due, and looking less often means not even reading those.
+SCHEDULE_POLL_SECONDS = 2.0
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LocalService:
+    """A running local service: where to reach it and what runs it."""
+
+    url: str
+    aws_endpoint: str
+    stack: LocalStack
+
+    @property
+    def docs_url(self) -> str:
+        """Swagger UI."""
+        return f"{self.url}/docs"
+
+    def bracket_url(self, tournament_id: str | None = None) -> str:
+        """The live bracket page of a tournament (the landing page without one)."""
+        return (
+            f"{self.url}/tournaments/{tournament_id}/bracket" if tournament_id else self.url + "/"
+        )
+
+
+class DeliveryRunner(threading.Thread):
+    """Delivers stream records and queue messages as they come, and fires schedules
+    when they are due by `clock`, until stopped."""
+
+    def __init__(self, delivery: LocalDelivery, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(name="local-delivery", daemon=True)
+        self._delivery = delivery
+        self._clock = clock
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        next_schedules = 0.0
+        while not self._stopping.wait(POLL_SECONDS):
+            try:
+                self._delivery.poll()
+                now = self._clock()
+                if now >= next_schedules:
+                    self._delivery.schedules.fire_due(now)
+                    next_schedules = now + SCHEDULE_POLL_SECONDS
+            except Exception:  # moto hiccups: Lambda's pollers keep polling, so do we
+                log.exception("local delivery failed; retrying")
+
+    def stop(self) -> None:
+        """Finish the current delivery and stop."""
+        self._stopping.set()
+        self.join(timeout=30)
+
+
+@contextmanager
+def running_service(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    dice_seed: str | None = None,
+    verbose: bool = False,
+    api_workers: int = 2,
+) -> Iterator[LocalService]:
+    """Start everything; stop everything on exit. `port` 0 picks a free port. Dice are
+    cryptographic unless `dice_seed` makes them repeatable; `verbose` shows the
+    functions' logs and metrics, moto's requests and an access log. The API function
+    runs in `api_workers` processes, as concurrent Lambda execution environments."""
+    moto_port = _free_port(host)
+    moto = subprocess.Popen(
+        [sys.executable, "-m", "infra.local.moto_atomic", "--host", host, "--port", str(moto_port)],
+        stdout=None if verbose else subprocess.DEVNULL,
+        stderr=None if verbose else subprocess.DEVNULL,
+    )
+    try:
+        aws_endpoint = f"http://{host}:{moto_port}"
+        _wait_until_listening(host, moto_port, moto)
+        quiet = {} if verbose else {"POWERTOOLS_LOG_LEVEL": "WARNING"}
+        with (
+            fake_aws(aws_endpoint, POWERTOOLS_METRICS_DISABLED=str(not verbose).lower(), **quiet),
+            _serving(
+                (host, port),
+                aws_endpoint,
+                dice_seed=dice_seed,
+                verbose=verbose,
+                api_workers=api_workers,
+            ) as service,
+        ):
+            yield service
+    finally:
+        moto.terminate()
+        moto.wait(timeout=10)
+
+
+@contextmanager
+def _serving(
+    address: tuple[str, int],
+    aws_endpoint: str,
+    *,
+    dice_seed: str | None,
+    verbose: bool,
+    api_workers: int,
+) -> Iterator[LocalService]:
+    # Imported here, once the environment is set: the functions read it at import.
+    from infra.local.stack import start_local_stack, stop_local_stack  # noqa: PLC0415
+
+    stack = start_local_stack(PREFIX, dice=dice_for(dice_seed), clock=time.time, observer=False)
+    workers = ApiWorkers(api_workers, stack.settings, dice_seed, quiet=not verbose)
+    front = HttpFront(address, workers.invoke, access_log=verbose)
+    runner = DeliveryRunner(stack.delivery)
+    server = threading.Thread(target=front.serve_forever, name="http-front", daemon=True)
+    runner.start()
+    server.start()
+    try:
+        yield LocalService(front.url, aws_endpoint, stack)
+    finally:
+        front.shutdown()
+        front.server_close()
+        runner.stop()
+        workers.close()
+        stop_local_stack()
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_until_listening(
+    host: str, port: int, process: subprocess.Popen[bytes], seconds: float = 30.0
+) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"moto's server exited with {process.returncode}")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"moto's server did not listen on {host}:{port} in {seconds:.0f} s")

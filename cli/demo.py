@@ -1,40 +1,49 @@
-"""`make demo`: a whole tournament of random bots, played in this process.
+"""`make demo`: a whole tournament of bots, over HTTP, on the local service.
 
     python -m cli.demo --game maexchen --players 1000 --table-size 6 --advance 2
 
-Prints a progress bar per round, the final table, the top 10, and checks the final
-table's audit log by replaying it.
+Starts the local service (`make serve`'s), or uses a running one (`--url`), then plays
+the way an organizer and a thousand players would: the organizer creates and starts
+the tournament, every bot registers and acts through the HTTP API only. Prints a
+progress bar per round, the final table, the top 10 and the champion, checks the
+final's audit log by replaying it, and writes the bracket picture.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import secrets
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
+from cli.api_client import ApiClient, ApiError
+from cli.demo_bots import DemoBots, bot_names
 from cli.progress import RoundProgress
-from core.audit import log_records, verify
-from core.bracket import BracketPlan, Standing
+from cli.serve import serving_in_background
+from core.audit import verify
+from core.bracket import BracketPlan
 from core.errors import KnobelcupError
 from core.registry import game_names, get_game
-from infra.dice import SeededDice
-from infra.local.tournament import RandomBot, TablePlayed, run_tournament
+
+DEFAULT_PORT = 3000
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The demo's options; every one has a default."""
     parser = argparse.ArgumentParser(
-        prog="make demo DEMO_ARGS=...", description="Play a Knobelcup tournament of random bots."
+        prog="make demo DEMO_ARGS=...",
+        description="Play a Knobelcup tournament of bots over HTTP on the local service.",
     )
     parser.add_argument("--game", default="maexchen", choices=game_names())
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--table-size", type=int, default=6)
     parser.add_argument("--advance", type=int, default=2)
     parser.add_argument(
-        "--seed", help="seeds the bracket, the bots and the dice (default: a fresh random seed)"
+        "--seed", help="seeds the bracket and the dice (default: fresh secret ones)"
     )
     parser.add_argument(
         "--option",
@@ -42,6 +51,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=[],
         metavar="NAME=JSON",
         help="a rule option, e.g. --option blind_reroll=true (repeatable)",
+    )
+    parser.add_argument("--url", help="play on a running service instead of starting one")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"where the started service listens (default {DEFAULT_PORT}; 0: any free port)",
+    )
+    parser.add_argument("--bracket", default="bracket.svg", help="where to write the picture")
+    parser.add_argument("--workers", type=int, default=8, help="bot threads (default 8)")
+    parser.add_argument(
+        "--keep-serving",
+        action="store_true",
+        help="keep the started service running afterwards, until Ctrl-C",
     )
     return parser.parse_args(argv)
 
@@ -57,6 +80,34 @@ def _options(pairs: Sequence[str]) -> dict[str, object]:
     return options
 
 
+@contextmanager
+def _service(args: argparse.Namespace) -> Iterator[str]:
+    """The URL of the service to play on: the one given, or one started here."""
+    if args.url:
+        yield args.url.rstrip("/")
+        return
+    print("Starting the local service (moto's server, the template's resources)…", flush=True)
+    extra = ["--dice-seed", f"dice:{args.seed}"] if args.seed else []
+    try:
+        started = serving_in_background(args.port, *extra)
+        url = started.__enter__()
+    except RuntimeError:  # the port is taken, most likely by `make serve`
+        print(f"Port {args.port} is busy: using a free one (or pass --url).", flush=True)
+        started = serving_in_background(0, *extra)
+        url = started.__enter__()
+    try:
+        yield url
+        if args.keep_serving:
+            print(f"\nStill serving at {url} (Ctrl-C stops it).", flush=True)
+            try:
+                while True:
+                    time.sleep(1)
+            except KeyboardInterrupt:
+                print()
+    finally:
+        started.__exit__(None, None, None)
+
+
 def _measure(name: str, value: int) -> str:
     """A table measure in words: "1 penalty point", "score 12", "3 sticks"."""
     if name == "score":
@@ -69,69 +120,106 @@ def _ordinal(place: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
 
 
-def _print_final(final: TablePlayed) -> None:
-    print(f"\nFinal table {final.seating.table}:")
-    name = final.outcome.measure_name
-    for placement in final.outcome.placements:
-        print(f"  {placement.place:>2}. {placement.player:<8} {_measure(name, placement.measure)}")
-
-
-def _print_top(standings: Sequence[Standing], plan: BracketPlan, measure_name: str) -> None:
-    print("\nTop 10:")
-    for standing in standings[:10]:
-        where = "the final" if standing.round == plan.rounds else f"round {standing.round}"
+def _print_results(
+    api: ApiClient, bots: DemoBots, tournament: dict[str, Any], plan: BracketPlan
+) -> str:
+    """The final table, the top 10 and the verified final log; the final's reference."""
+    tid = tournament["tournament_id"]
+    final = api.ok("GET", f"/tournaments/{tid}/rounds/{plan.rounds}")["tables"][0]
+    log = api.ok("GET", f"/tournaments/{tid}/tables/{final['table']}/log")
+    outcome = verify(log["records"])
+    print(f"\nFinal table {final['table']}:")
+    for placement in outcome.placements:
+        name = bots.name_of(placement.player)
         print(
-            f"  {standing.place:>2}. {standing.player:<8} {_ordinal(standing.table_place)}"
-            f" in {where} ({_measure(measure_name, abs(standing.measure))})"
+            f"  {placement.place:>2}. {name:<8} {_measure(outcome.measure_name, placement.measure)}"
         )
+    check = "verified" if [p.player for p in outcome.placements] == final["ranking"] else "WRONG"
+    print(f"Final table's audit log: {len(log['records'])} entries, replayed and {check}.")
+    print("\nTop 10:")
+    for row in tournament["standings"][:10]:
+        where = "the final" if row["round"] == plan.rounds else f"round {row['round']}"
+        print(
+            f"  {row['place']:>2}. {bots.name_of(row['player']):<8} "
+            f"{_ordinal(row['table_place'])} in {where}"
+        )
+    return str(final["table"])
+
+
+def _write_bracket(api: ApiClient, tournament_id: str, path: Path) -> bool:
+    answer = api.call("GET", f"/tournaments/{tournament_id}/bracket.svg")
+    if answer.status != 200:
+        print(f"The bracket picture is not available ({answer.status}).", file=sys.stderr)
+        return False
+    path.write_text(answer.raw, encoding="utf-8")
+    return True
+
+
+def run(args: argparse.Namespace, url: str, options: dict[str, object], plan: BracketPlan) -> int:
+    """Organize and play the tournament on the service at `url`."""
+    api = ApiClient(url)
+    created = api.ok(
+        "POST",
+        "/tournaments",
+        {
+            "game": args.game,
+            "name": f"Knobelcup demo: {get_game(args.game).title}",
+            "table_size": args.table_size,
+            "advance": args.advance,
+            "options": options,
+        },
+    )
+    tid, organizer = created["tournament_id"], created["organizer_token"]
+    print(f"Tournament {tid}: watch it at {url}/tournaments/{tid}/bracket", flush=True)
+    api.ok("POST", f"/tournaments/{tid}/registration/open", token=organizer)
+    bots = DemoBots(url, tid, args.game, workers=args.workers)
+    started = time.perf_counter()
+    bots.register(bot_names(args.players))
+    print(
+        f"{args.players:,} bots registered over HTTP in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+    start = {"seed": args.seed} if args.seed else None
+    api.ok("POST", f"/tournaments/{tid}/start", start, token=organizer)
+    progress = RoundProgress(plan, sys.stdout)
+    started = time.perf_counter()
+    tournament = bots.play(plan, progress.table_finished)
+    progress.close()
+    elapsed = time.perf_counter() - started
+    _print_results(api, bots, tournament, plan)
+    picture = Path(args.bracket)
+    drawn = _write_bracket(api, tid, picture)
+    print(
+        f"\nChampion: {bots.name_of(tournament['champion'])} "
+        f"({sum(map(plan.tables_in, range(1, plan.rounds + 1))):,} tables, "
+        f"{bots.actions:,} actions over HTTP in {elapsed:.1f} s)"
+    )
+    if drawn:
+        print(f"Bracket picture: {picture} (live page: {url}/tournaments/{tid}/bracket)")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; returns the process exit code."""
     args = parse_args(argv)
-    seed = args.seed or secrets.token_hex(4)
-    game = get_game(args.game)
-    players = [f"bot{i:0{len(str(args.players))}d}" for i in range(1, args.players + 1)]
     options = _options(args.option)
     try:
-        plan = BracketPlan.build(len(players), args.table_size, args.advance)
-        game.parse_options(options)
+        plan = BracketPlan.build(args.players, args.table_size, args.advance)
+        get_game(args.game).parse_options(options)
     except KnobelcupError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(
-        f"Knobelcup: {game.title}, {len(players):,} random bots, tables of {args.table_size}, "
-        f"top {args.advance} go on, {plan.rounds} rounds, seed {seed!r}"
+        f"Knobelcup: {get_game(args.game).title}, {args.players:,} bots, tables of "
+        f"{args.table_size}, top {args.advance} go on, {plan.rounds} rounds"
+        + (f", seed {args.seed!r}" if args.seed else "")
     )
-    progress = RoundProgress(plan, sys.stdout)
-    started = time.perf_counter()
-    run = run_tournament(
-        args.game,
-        players,
-        table_size=args.table_size,
-        advance=args.advance,
-        seed=seed,
-        options=options,
-        dice=SeededDice(f"dice:{seed}"),
-        bot=RandomBot(f"bots:{seed}"),
-        on_decision=progress.decision,
-        on_table=lambda played: progress.table_finished(played.seating.table.round),
-    )
-    progress.close()
-    elapsed = time.perf_counter() - started
-    if run.final is not None:
-        _print_final(run.final)
-        _print_top(run.bracket.standings, plan, run.final.outcome.measure_name)
-        records = json.loads(json.dumps(log_records(run.final.log, None, revealed=True)))
-        replayed = verify(records)
-        check = "verified" if replayed == run.final.outcome else "DOES NOT MATCH"
-        print(f"\nFinal table's audit log: {len(records)} entries, replayed and {check}.")
-    print(
-        f"\nChampion: {run.bracket.champion} "
-        f"({run.tables:,} tables, {run.turns:,} turns, {run.actions:,} actions "
-        f"in {elapsed:.2f} s)"
-    )
-    return 0
+    try:
+        with _service(args) as url:
+            return run(args, url, options, plan)
+    except ApiError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from core.bracket import BracketPlan, ByeGiven, Decision, RoundCompleted
+from core.bracket import BracketPlan
 
 BAR_WIDTH = 32
 REDRAW_SECONDS = 0.05
@@ -28,19 +28,13 @@ class RoundProgress:
         self._last_draw = 0.0
 
     def table_finished(self, round_number: int) -> None:
-        """A table of `round_number` finished."""
+        """A table of `round_number` finished (byes count as finished tables); off a
+        terminal, a round's bar is printed once, when its last table finishes."""
         self._done[round_number - 1] += 1
-        self._maybe_redraw()
-
-    def decision(self, decision: Decision) -> None:
-        """Byes count as finished tables; a completed round prints its final bar."""
-        if isinstance(decision, ByeGiven):
-            self.table_finished(decision.table.round)
-        elif isinstance(decision, RoundCompleted):
-            if self._live:
-                self._redraw()
-            else:
-                print(self._line(decision.round), file=self._out)
+        if self._live:
+            self._maybe_redraw()
+        elif self._done[round_number - 1] == self._plan.tables_in(round_number):
+            print(self._line(round_number), file=self._out, flush=True)
 
     def close(self) -> None:
         """Draw the final state of every bar."""
@@ -49,7 +43,7 @@ class RoundProgress:
 
     def _maybe_redraw(self) -> None:
         now = time.monotonic()
-        if self._live and now - self._last_draw >= REDRAW_SECONDS:
+        if now - self._last_draw >= REDRAW_SECONDS:
             self._last_draw = now
             self._redraw()
 

@@ -1,28 +1,34 @@
-"""`make demo`: the main job prints the rounds, the final table, the top 10 and a champion."""
+"""`make demo`: the main job starts the local service, plays over HTTP to a champion and
+writes the bracket picture."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from cli.demo import main
 
 
-def test_the_demo_plays_to_a_champion_and_verifies_the_final_log(
-    capsys: pytest.CaptureFixture[str],
+def test_the_demo_plays_over_http_to_a_champion_and_draws_the_bracket(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["--players", "120", "--seed", "t"]) == 0
+    picture = tmp_path / "bracket.svg"
+    code = main(["--players", "30", "--seed", "t", "--port", "0", "--bracket", str(picture)])
     out = capsys.readouterr().out
-    assert "Round 1" in out and "Final " in out
-    assert "Final table R" in out and "Top 10:" in out
+    assert code == 0, out
+    assert "30 bots registered over HTTP" in out
+    for bar in ("Round 1 ", "Round 2 ", "Final "):
+        assert bar in out
     assert "replayed and verified" in out
-    champion = out.rsplit("Champion: ", 1)[1].split()[0]
-    assert f"1. {champion}" in out
-
-
-@pytest.mark.parametrize("game", ["mariechen", "zweiundvierzig"])
-def test_the_demo_plays_every_game(game: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--game", game, "--players", "40", "--seed", "t", "--advance", "3"]) == 0
-    assert "Champion: bot" in capsys.readouterr().out
+    champion = re.search(r"Champion: (bot\d+) ", out)
+    assert champion is not None, out
+    assert f"1. {champion[1]}" in out
+    drawing = ElementTree.parse(picture).getroot()
+    assert drawing.tag.endswith("svg")
+    assert champion[1] in picture.read_text()
 
 
 @pytest.mark.parametrize(
@@ -33,7 +39,7 @@ def test_the_demo_plays_every_game(game: str, capsys: pytest.CaptureFixture[str]
         (["--players", "0"], "player_count must be at least 1"),
     ],
 )
-def test_bad_demo_options_are_named(
+def test_bad_demo_options_are_named_before_anything_starts(
     args: list[str], text: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(args) == 2

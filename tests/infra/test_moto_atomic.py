@@ -1,0 +1,106 @@
+"""The local moto server's shortcuts keep DynamoDB's semantics: a cancelled transaction
+changes no item and leaves no stream record; reads answer as moto's serializer would."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
+from motoserver import moto_server
+
+from infra.local.fake_aws import fake_aws
+from infra.local.provision import create_tables
+
+TABLE = "atomic"
+
+
+@pytest.fixture(scope="module")
+def clients() -> Iterator[tuple[Any, Any, str]]:
+    with moto_server() as url, fake_aws(url):
+        dynamodb = boto3.client("dynamodb")
+        create_tables(dynamodb, names={"KnobelcupTable": TABLE})
+        streams = boto3.client("dynamodbstreams")
+        arn = dynamodb.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+        yield dynamodb, streams, arn
+
+
+def _key(name: str) -> dict[str, Any]:
+    return {"pk": {"S": name}, "sk": {"S": "item"}}
+
+
+def _stream(streams: Any, arn: str) -> list[dict[str, Any]]:
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(
+        StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON"
+    )["ShardIterator"]
+    records: list[dict[str, Any]] = streams.get_records(ShardIterator=iterator)["Records"]
+    return records
+
+
+def test_a_cancelled_transaction_changes_nothing_and_streams_nothing(
+    clients: tuple[Any, Any, str],
+) -> None:
+    dynamodb, streams, arn = clients
+    dynamodb.put_item(TableName=TABLE, Item={**_key("counter"), "n": {"N": "1"}})
+    dynamodb.put_item(TableName=TABLE, Item={**_key("taken"), "n": {"N": "0"}})
+    before = _stream(streams, arn)
+
+    with pytest.raises(dynamodb.exceptions.TransactionCanceledException) as cancelled:
+        dynamodb.transact_write_items(
+            TransactItems=[
+                {
+                    "Update": {
+                        "TableName": TABLE,
+                        "Key": _key("counter"),
+                        "UpdateExpression": "ADD n :one",
+                        "ExpressionAttributeValues": {":one": {"N": "1"}},
+                    }
+                },
+                {"Put": {"TableName": TABLE, "Item": {**_key("new"), "n": {"N": "5"}}}},
+                {
+                    "Put": {
+                        "TableName": TABLE,
+                        "Item": _key("taken"),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+            ]
+        )
+    reasons = [r["Code"] for r in cancelled.value.response["CancellationReasons"]]
+    assert reasons == ["None", "None", "ConditionalCheckFailed"]
+
+    counter = dynamodb.get_item(TableName=TABLE, Key=_key("counter"), ConsistentRead=True)
+    assert counter["Item"]["n"] == {"N": "1"}
+    assert "Item" not in dynamodb.get_item(TableName=TABLE, Key=_key("new"))
+    assert dynamodb.get_item(TableName=TABLE, Key=_key("taken"))["Item"]["n"] == {"N": "0"}
+    assert len(_stream(streams, arn)) == len(before)
+
+
+def test_a_transaction_that_succeeds_applies_and_streams_every_item(
+    clients: tuple[Any, Any, str],
+) -> None:
+    dynamodb, streams, arn = clients
+    before = len(_stream(streams, arn))
+    dynamodb.transact_write_items(
+        TransactItems=[
+            {"Put": {"TableName": TABLE, "Item": {**_key("a"), "n": {"N": "1"}}}},
+            {"Put": {"TableName": TABLE, "Item": {**_key("b"), "n": {"N": "2"}}}},
+        ]
+    )
+    after = _stream(streams, arn)
+    assert len(after) == before + 2
+    newest = after[-1]["dynamodb"]
+    assert newest["NewImage"] == {**_key("b"), "n": {"N": "2"}}
+    assert isinstance(newest["ApproximateCreationDateTime"].timestamp(), float)
+    items = dynamodb.query(
+        TableName=TABLE,
+        KeyConditionExpression="pk = :a",
+        ExpressionAttributeValues={":a": {"S": "a"}},
+    )["Items"]
+    assert items == [{**_key("a"), "n": {"N": "1"}}]

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 
 PREFIX = "knobelcup"
+# Powertools warns on every invocation that records no metric: noise in a terminal
+NO_METRICS = "ignore:No application metrics to publish:UserWarning"
 # Lambda polls a stream shard four times a second; a little more often here, so that a
 # table's result reaches the next round without a noticeable pause.
 POLL_SECONDS = 0.1
@@ -112,7 +115,9 @@ def running_service(
     try:
         aws_endpoint = f"http://{host}:{moto_port}"
         _wait_until_listening(host, moto_port, moto)
-        quiet = {} if verbose else {"POWERTOOLS_LOG_LEVEL": "WARNING"}
+        quiet = {} if verbose else {"POWERTOOLS_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": NO_METRICS}
+        if not verbose:
+            warnings.filterwarnings("ignore", NO_METRICS.split(":")[1], UserWarning)
         with (
             fake_aws(aws_endpoint, POWERTOOLS_METRICS_DISABLED=str(not verbose).lower(), **quiet),
             _serving(

@@ -1,4 +1,5 @@
-# Two commands a new machine needs: `make demo` and `make test` (see README.md).
+# Two commands a new machine needs: `make demo` and `make test` (see README.md);
+# `make serve` runs the whole service locally.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,8 +12,9 @@ SAM_STAMP := $(SAM_VENV)/.installed
 SAM_TOOLS := aws-sam-cli==1.170.0 cfn-lint==1.58.0
 
 DEMO_ARGS ?=
+SERVE_ARGS ?=
 
-.PHONY: demo test lint bench template-check clean
+.PHONY: demo serve test lint bench template-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +24,9 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/python -m cli.demo $(DEMO_ARGS)
+
+serve: $(STAMP)
+	$(BIN)/python -m cli.serve $(SERVE_ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

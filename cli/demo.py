@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -214,12 +215,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.table_size}, top {args.advance} go on, {plan.rounds} rounds"
         + (f", seed {args.seed!r}" if args.seed else "")
     )
+    signal.signal(signal.SIGTERM, _interrupt)  # stop the service it started, as on Ctrl-C
     try:
         with _service(args) as url:
             return run(args, url, options, plan)
     except ApiError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+
+
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

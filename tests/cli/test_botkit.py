@@ -1,15 +1,21 @@
-"""The bot kit's loading and the `knobelcup` command line (the parts that need no service)."""
+"""The bot kit: loading bots, the `knobelcup` command line, and bots playing whole
+tournaments over HTTP against the local service."""
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from cli.botkit import BotLoadError, BotResult, bot_name, load_decider, load_module
+from cli.api_client import ApiClient
+from cli.botkit import BotLoadError, BotResult, bot_name, load_decider, load_module, run_bot
 from cli.main import main
+from infra.local.service import running_service
 
 BOTS = Path(__file__).resolve().parents[2] / "examples" / "bots"
 DECIDE = "def decide(view):\n    return view['legal_actions'][0]\n"
@@ -122,3 +128,81 @@ def test_play_needs_a_name_or_a_token(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         main(["play", "--tournament", "t-x"])
     assert "one of the arguments --name --token is required" in capsys.readouterr().err
+
+
+# --- over HTTP, against the local service ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def service_url() -> Iterator[str]:
+    """The whole service, on moto's server behind a real HTTP server."""
+    with running_service(dice_seed="botkit") as service:
+        yield service.url
+
+
+def organize(url: str, game: str, **settings: object) -> tuple[ApiClient, str, str]:
+    """A client for the organizer, and a new tournament open for registration."""
+    organizer = ApiClient(url)
+    made = organizer.ok("POST", "/tournaments", {"game": game, "name": "Cup", **settings})
+    tournament, token = made["tournament_id"], made["organizer_token"]
+    organizer.ok("POST", f"/tournaments/{tournament}/registration/open", token=token)
+    return organizer, tournament, token
+
+
+def start_when_registered(organizer: ApiClient, tournament: str, token: str, count: int) -> None:
+    """Start the tournament once `count` players have registered."""
+    deadline = time.monotonic() + 30
+    while organizer.ok("GET", f"/tournaments/{tournament}")["player_count"] < count:
+        assert time.monotonic() < deadline, "the players did not register"
+        time.sleep(0.05)
+    organizer.ok("POST", f"/tournaments/{tournament}/start", token=token)
+
+
+def test_six_bots_play_a_maexchen_tournament_to_a_champion(service_url: str) -> None:
+    organizer, tournament, token = organize(service_url, "maexchen", table_size=3, advance=1)
+    decide = load_decider(str(BOTS / "maexchen_honest.py"))
+
+    def bot(number: int) -> BotResult:
+        client = ApiClient(service_url)  # one client per thread
+        return run_bot(client, tournament, f"honest-{number}", decide, poll_seconds=0.05)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        playing = [pool.submit(bot, number) for number in range(1, 7)]
+        start_when_registered(organizer, tournament, token, 6)
+        results = [future.result(timeout=120) for future in playing]
+
+    finished = organizer.ok("GET", f"/tournaments/{tournament}")
+    assert finished["status"] == "finished"
+    assert all(result.error is None and result.tables >= 1 for result in results)
+    assert sorted(result.place for result in results if result.place) == [1, 2, 3, 4, 5, 6]
+    champion = next(result for result in results if result.place == 1)
+    assert finished["champion"] == champion.player_id and not champion.eliminated
+    assert champion.tables == 2  # the round's table and the final
+
+
+def test_a_bot_whose_action_is_refused_stops_and_says_why(
+    service_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = tmp_path / "kc_wrong.py"
+    wrong.write_text("def decide(view):\n    return {'kind': 'announce', 'value': 7}\n")
+    organizer, tournament, token = organize(
+        service_url, "maexchen", table_size=2, advance=1, turn_timeout_seconds=1,
+        options={"penalty_limit": 1},
+    )  # fmt: skip
+    honest = load_decider(str(BOTS / "maexchen_honest.py"))
+    command = ["bot", str(wrong), "--url", service_url, "--tournament", tournament]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        wrong_bots = pool.submit(main, [*command, "--poll", "0.05"])
+        right_bot = pool.submit(
+            run_bot, ApiClient(service_url), tournament, "honest", honest, poll_seconds=0.05
+        )
+        start_when_registered(organizer, tournament, token, 2)
+        assert wrong_bots.result(timeout=60) == 1
+        # the refused bot no longer acts: its turn times out, and that puts it out
+        assert right_bot.result(timeout=60).place == 1
+    out = capsys.readouterr().out
+    assert "kc_wrong-1 registered as p-" in out
+    assert (
+        "kc_wrong-1: stopped: the service rejected {'kind': 'announce', 'value': 7}: "
+        "illegal_action: throw before you announce"
+    ) in out

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from cli.api_client import ApiClient, ApiError
-from cli.demo_bots import DemoBots, bot_names
+from cli.botkit import BotLoadError, load_decider
+from cli.demo_bots import Decide, DemoBots, bot_names, random_legal_action
 from cli.progress import RoundProgress
 from cli.serve import serving_in_background
 from core.audit import verify
@@ -109,6 +110,23 @@ def _service(args: argparse.Namespace) -> Iterator[str]:
         started.__exit__(None, None, None)
 
 
+EXAMPLE_BOTS = {
+    "maexchen": ("examples.bots.maexchen_honest", "examples.bots.maexchen_bluffer"),
+    "mariechen": ("examples.bots.mariechen_simple",),
+    "zweiundvierzig": ("examples.bots.zweiundvierzig_simple",),
+}
+
+
+def _example_bots(game: str) -> tuple[Decide, ...]:
+    """The example bots' `decide` for `game` (Mäxchen: honest and bluffing bots in
+    turn), or random legal actions where the examples are not importable."""
+    try:
+        return tuple(load_decider(module) for module in EXAMPLE_BOTS[game])
+    except BotLoadError:
+        print("(examples/ not found: the bots play random legal actions)", flush=True)
+        return (random_legal_action,)
+
+
 def _measure(name: str, value: int) -> str:
     """A table measure in words: "1 penalty point", "score 12", "3 sticks"."""
     if name == "score":
@@ -173,7 +191,7 @@ def run(args: argparse.Namespace, url: str, options: dict[str, object], plan: Br
     tid, organizer = created["tournament_id"], created["organizer_token"]
     print(f"Tournament {tid}: watch it at {url}/tournaments/{tid}/bracket", flush=True)
     api.ok("POST", f"/tournaments/{tid}/registration/open", token=organizer)
-    bots = DemoBots(url, tid, args.game, workers=args.workers)
+    bots = DemoBots(url, tid, args.game, workers=args.workers, deciders=_example_bots(args.game))
     started = time.perf_counter()
     bots.register(bot_names(args.players))
     print(

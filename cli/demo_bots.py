@@ -65,7 +65,7 @@ class DemoBots:
     tournament: str
     game: str
     workers: int = 4
-    decide: Decide = random_legal_action
+    deciders: Sequence[Decide] = (random_legal_action,)  # handed out to the bots in turn
     seats: dict[str, Seat] = field(default_factory=dict)
     actions: int = 0
     _local: threading.local = field(default_factory=threading.local)
@@ -80,12 +80,14 @@ class DemoBots:
         """Register every name, over HTTP, from the worker threads."""
         path = f"/tournaments/{self.tournament}/players"
 
-        def register(name: str) -> Seat:
+        def register(numbered: tuple[int, str]) -> Seat:
+            number, name = numbered
             answer = self._api().ok("POST", path, {"name": name})
-            return Seat(name, answer["player_id"], answer["player_token"], self.decide)
+            decide = self.deciders[number % len(self.deciders)]
+            return Seat(name, answer["player_id"], answer["player_token"], decide)
 
         with ThreadPoolExecutor(self.workers) as pool:
-            for seat in pool.map(register, names):
+            for seat in pool.map(register, enumerate(names)):
                 self.seats[seat.player_id] = seat
 
     def play(self, plan: BracketPlan, table_finished: Callable[[int], None]) -> dict[str, Any]:

@@ -46,6 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    # A shell starts background jobs with SIGINT ignored; Ctrl-C must stop us anyway.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     print("Starting Knobelcup (moto's server, the template's resources, the functions)…")
     try:
         with running_service(

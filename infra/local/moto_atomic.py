@@ -24,9 +24,13 @@ import copy
 import functools
 import json
 import signal
+import socket
+import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -138,6 +142,47 @@ def atomic_app() -> Wsgi:
             return list(app(environ, start_response))
 
     return serve
+
+
+@contextmanager
+def moto_server(host: str = "127.0.0.1", *, verbose: bool = False) -> Iterator[str]:
+    """This server in a process of its own on a free port (a real process boundary, as
+    DynamoDB's); its URL once it listens. Stopped on exit."""
+    port = _free_port(host)
+    quiet = None if verbose else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [sys.executable, "-m", __name__, "--host", host, "--port", str(port)],
+        stdout=quiet,
+        stderr=quiet,
+    )
+    try:
+        _wait_until_listening(host, port, process)
+        yield f"http://{host}:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_until_listening(
+    host: str, port: int, process: subprocess.Popen[bytes], seconds: float = 30.0
+) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"moto's server exited with {process.returncode}")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"moto's server did not listen on {host}:{port} in {seconds:.0f} s")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

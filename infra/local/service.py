@@ -13,9 +13,6 @@ State lives in moto's memory and is gone when the service stops.
 from __future__ import annotations
 
 import logging
-import socket
-import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -27,6 +24,7 @@ from typing import TYPE_CHECKING
 from infra.local.api_workers import ApiWorkers, dice_for
 from infra.local.fake_aws import fake_aws
 from infra.local.http_front import HttpFront
+from infra.local.moto_atomic import moto_server
 
 if TYPE_CHECKING:
     from infra.local.delivery import LocalDelivery
@@ -106,15 +104,7 @@ def running_service(
     cryptographic unless `dice_seed` makes them repeatable; `verbose` shows the
     functions' logs and metrics, moto's requests and an access log. The API function
     runs in `api_workers` processes, as concurrent Lambda execution environments."""
-    moto_port = _free_port(host)
-    moto = subprocess.Popen(
-        [sys.executable, "-m", "infra.local.moto_atomic", "--host", host, "--port", str(moto_port)],
-        stdout=None if verbose else subprocess.DEVNULL,
-        stderr=None if verbose else subprocess.DEVNULL,
-    )
-    try:
-        aws_endpoint = f"http://{host}:{moto_port}"
-        _wait_until_listening(host, moto_port, moto)
+    with moto_server(host, verbose=verbose) as aws_endpoint:
         quiet = {} if verbose else {"POWERTOOLS_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": NO_METRICS}
         if not verbose:
             warnings.filterwarnings("ignore", NO_METRICS.split(":")[1], UserWarning)
@@ -129,9 +119,6 @@ def running_service(
             ) as service,
         ):
             yield service
-    finally:
-        moto.terminate()
-        moto.wait(timeout=10)
 
 
 @contextmanager
@@ -161,25 +148,3 @@ def _serving(
         runner.stop()
         workers.close()
         stop_local_stack()
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait_until_listening(
-    host: str, port: int, process: subprocess.Popen[bytes], seconds: float = 30.0
-) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"moto's server exited with {process.returncode}")
-        try:
-            with socket.create_connection((host, port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"moto's server did not listen on {host}:{port} in {seconds:.0f} s")

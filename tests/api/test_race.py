@@ -16,11 +16,11 @@ import boto3
 import pytest
 from apiclient import ApiClient
 from botocore.config import Config
-from motoserver import moto_server
 
 from core.audit import verify
 from functions.wiring import use_services
 from infra.bootstrap import build_services
+from infra.local.moto_atomic import moto_server
 from infra.local.provision import create_tables
 from infra.settings import Settings
 

@@ -3,18 +3,14 @@ changes no item and leaves no stream record; reads answer as moto's serializer w
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-from motoserver import moto_server
-
 from infra.local.fake_aws import fake_aws
+from infra.local.moto_atomic import moto_server
 from infra.local.provision import create_tables
 
 TABLE = "atomic"

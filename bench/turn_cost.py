@@ -48,8 +48,9 @@ from moto import mock_aws
 from core.registry import game_names
 from functions.api.app import lambda_handler
 from functions.wiring import use_services
-from infra.bootstrap import build_services
+from infra.bootstrap import build_jobs, build_services
 from infra.dice import SeededDice
+from infra.jobs import JobRunner
 from infra.local.lambda_events import invoke_http
 from infra.local.provision import create_tables
 from infra.settings import Settings
@@ -277,8 +278,9 @@ class TableRun:
 class Api:
     """Requests through `lambda_handler`, as API Gateway would send them."""
 
-    def __init__(self) -> None:
+    def __init__(self, jobs: JobRunner) -> None:
         self.logs = io.StringIO()  # what the handler prints (the metrics' EMF lines)
+        self._jobs = jobs  # the start job, run here: no stream or queue in this bench
 
     def call(
         self,
@@ -291,6 +293,11 @@ class Api:
         """The decoded JSON body of a 2xx answer; anything else is an error here."""
         answer, _ = self.timed(method, path, body, token, query)
         return answer
+
+    def run_jobs(self, tournament: str) -> None:
+        """Run the tournament's lifecycle job (the start) to its end."""
+        with redirect_stdout(self.logs):
+            self._jobs.run_to_end(tournament)
 
     def timed(
         self,
@@ -333,7 +340,7 @@ def play_round_one(game: str, tables: int, table_size: int, seed: int) -> TableR
             )
         )
         try:
-            api = Api()
+            api = Api(jobs=build_jobs(Settings.from_env(), client=client))
             tournament, seating, tokens = _start(api, game, tables * table_size, table_size)
             rng = random.Random(label)
             actions: list[ActionCost] = []
@@ -370,6 +377,7 @@ def _start(
         )
         tokens[registered["player_id"]] = registered["player_token"]
     api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
+    api.run_jobs(tournament)
     seating: dict[str, list[str]] = {}
     offset: int | None = 0
     while offset is not None:

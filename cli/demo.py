@@ -200,6 +200,7 @@ def run(args: argparse.Namespace, url: str, options: dict[str, object], plan: Br
     )
     start = {"seed": args.seed} if args.seed else None
     api.ok("POST", f"/tournaments/{tid}/start", start, token=organizer)
+    _wait_until_seated(api, tid, args.players)
     progress = RoundProgress(plan, sys.stdout)
     started = time.perf_counter()
     tournament = bots.play(plan, progress.table_finished)
@@ -216,6 +217,17 @@ def run(args: argparse.Namespace, url: str, options: dict[str, object], plan: Br
     if drawn:
         print(f"Bracket picture: {picture} (live page: {url}/tournaments/{tid}/bracket)")
     return 0
+
+
+def _wait_until_seated(api: ApiClient, tournament: str, players: int) -> None:
+    """The start answers at once; round 1 is seated in the background: wait for it."""
+    started = time.perf_counter()
+    while True:
+        view = api.ok("GET", f"/tournaments/{tournament}")
+        if view["status"] != "starting":
+            break
+        time.sleep(0.2)
+    print(f"Round 1 seated: {players:,} players in {time.perf_counter() - started:.1f} s")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from infra.dice import DiceSource, SecretDice
-from infra.progress_store import ProgressStore
+from infra.job_store import JobStore
 from infra.settings import Settings
 from infra.tournaments import Clock, TournamentService
 from infra.turns import TurnService
 
 if TYPE_CHECKING:  # each function imports only what it runs: shorter cold starts
+    from infra.jobs import JobRunner
     from infra.progression import ProgressionService
     from infra.publisher import EventPublisher
     from infra.timers import TurnTimers
@@ -53,7 +54,7 @@ def build_services(
     clock: Clock = time.time,
 ) -> Services:
     """The services over `client` (a fresh DynamoDB client when None)."""
-    repository = ProgressStore(
+    repository = JobStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
     return Services(
@@ -66,10 +67,17 @@ def build_progression(settings: Settings, *, client: Any = None) -> ProgressionS
     """The progression consumer's service over `client` (DynamoDB)."""
     from infra.progression import ProgressionService  # noqa: PLC0415
 
-    store = ProgressStore(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
-    )
+    store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
     return ProgressionService(store)
+
+
+def build_jobs(settings: Settings, *, client: Any = None) -> JobRunner:
+    """The lifecycle jobs' runner over `client` (DynamoDB)."""
+    from infra.jobs import JobRunner  # noqa: PLC0415
+    from infra.start_job import StartJob  # noqa: PLC0415
+
+    store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
+    return JobRunner(store, {"start": StartJob(store)})
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:

@@ -45,6 +45,18 @@ class WrongStatus(KnobelcupError):
     code = "wrong_status"
 
 
+class RegistrationClosed(WrongStatus):
+    """A registration came after registration closed (by the organizer or the start)."""
+
+    code = "registration_closed"
+
+
+class RegistrationChanged(WrongStatus):
+    """A player registered between the start's count and its close: start again."""
+
+    code = "registration_changed"
+
+
 class PlayerLimitReached(KnobelcupError):
     """Registration is full."""
 

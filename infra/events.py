@@ -102,10 +102,19 @@ class TournamentFinished(DomainEvent):
     standings_path: str = Field(description="API path of the full standings.")
 
 
+class JobStepReady(DomainEvent):
+    """A step of a tournament's lifecycle job (the start, the finish) may run: the
+    service's own event, which its job queue hears; subscribers may ignore it."""
+
+    job: str = Field(description="Which job: start or finish.")
+    step: int = Field(ge=0, description="The step to run: how many steps are done.")
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     TableSeated,
     TableFinished,
     PlayerEliminated,
     RoundCompleted,
     TournamentFinished,
+    JobStepReady,
 )

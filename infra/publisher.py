@@ -1,10 +1,10 @@
 """From item changes to domain events on the bus: the stream is the outbox.
 
-A table's final write, a seated table, a player's exit, a completed round and the
-finished tournament are each one item change, committed with the state itself. The
-DynamoDB stream keeps every change for 24 hours and hands it to the publisher until the
-publisher succeeds, so an event is never lost between the write and the bus; a
-publisher that dies after putting an event puts it again, with the same `event_id`.
+A table's final write, a seated table, a player's exit, a completed round, a step of a
+lifecycle job and the finished tournament are each one item change, committed with the
+state itself. The DynamoDB stream keeps every change for 24 hours and hands it to the
+publisher until the publisher succeeds, so an event is never lost between the write and
+the bus; a publisher that dies after putting an event puts it again, with the same `event_id`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from core.registry import get_game
 from infra.events import (
     SOURCE,
     DomainEvent,
+    JobStepReady,
     PlacementDetail,
     PlayerEliminated,
     RoundCompleted,
@@ -27,7 +28,7 @@ from infra.events import (
     TableSeated,
     TournamentFinished,
 )
-from infra.records import PlayerRecord, Status, TournamentRecord
+from infra.records import JobState, PlayerRecord, Status, TournamentRecord
 from infra.table_item import TableRecord, from_item
 
 _PUT_EVENTS_LIMIT = 10
@@ -166,6 +167,9 @@ def _round_events(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Domai
 
 def _tournament_events(old: dict[str, Any] | None, new: dict[str, Any]) -> list[DomainEvent]:
     tournament = TournamentRecord.from_item(new)
+    job = tournament.job
+    if job is not None and (old is None or JobState.from_item(old) != job):
+        return [_job_step_ready(tournament.id, job)]
     was = old.get("status", {}).get("S") if old is not None else None
     if tournament.status != Status.FINISHED or was == Status.FINISHED:
         return []
@@ -180,6 +184,15 @@ def _tournament_events(old: dict[str, Any] | None, new: dict[str, Any]) -> list[
             standings_path=f"/tournaments/{tournament.id}/standings",
         )
     ]
+
+
+def _job_step_ready(tournament: str, job: JobState) -> JobStepReady:
+    return JobStepReady(
+        event_id=f"JobStepReady:{tournament}:{job.name}:{job.step}",
+        tournament=tournament,
+        job=job.name,
+        step=job.step,
+    )
 
 
 class EventPublisher:

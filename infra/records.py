@@ -21,7 +21,7 @@ class Status:
     DRAFT = "draft"
     OPEN = "open"
     CLOSED = "closed"
-    STARTING = "starting"  # seating round 1; starting again resumes it
+    STARTING = "starting"  # registration closed; the start job seats round 1
     RUNNING = "running"
     FINISHED = "finished"
 
@@ -51,6 +51,7 @@ class TournamentRecord:
     seeding: str = "seed"  # "seed" (shuffled by `seed`) or "order" (the organizer's order)
     champion: str = ""  # set when the final is over, with the status `finished`
     top_standings: list[dict[str, Any]] = field(default_factory=list)  # the first places
+    job: JobState | None = None  # the lifecycle job under way (infra.jobs), if any
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -78,6 +79,7 @@ class TournamentRecord:
                 if self.top_standings
                 else {}
             ),
+            **(self.job.attributes() if self.job is not None else {}),
         }
 
     @classmethod
@@ -100,6 +102,46 @@ class TournamentRecord:
             seeding=item.get("seeding", {"S": "seed"})["S"],
             champion=item.get("champion", {"S": ""})["S"],
             top_standings=json.loads(item["top_standings"]["S"]) if "top_standings" in item else [],
+            job=JobState.from_item(item),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class JobState:
+    """A lifecycle job's place, kept on the tournament item (see `infra.jobs`).
+
+    `step` grows by one with every step done; the stream carries each change to the
+    publisher, whose `JobStepReady` event runs the next step: the write that ends a step
+    is the one that asks for the next, so no step can be lost between the two.
+    """
+
+    name: str  # "start" or "finish"
+    step: int  # steps done so far
+    phase: str  # where in the job: e.g. "roster", "order", "seat"
+    cursor: str = ""  # the phase's own bookmark (JSON), "" at its beginning
+    done: int = 0  # progress to show: players seated, standings written
+
+    def attributes(self) -> dict[str, Any]:
+        """The tournament item's attributes for this state."""
+        return {
+            "job": {"S": self.name},
+            "job_step": {"N": str(self.step)},
+            "job_phase": {"S": self.phase},
+            "job_cursor": {"S": self.cursor},
+            "job_done": {"N": str(self.done)},
+        }
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> JobState | None:
+        """The job on `item`, None if no job is under way."""
+        if "job" not in item:
+            return None
+        return cls(
+            name=item["job"]["S"],
+            step=int(item["job_step"]["N"]),
+            phase=item["job_phase"]["S"],
+            cursor=item["job_cursor"]["S"],
+            done=int(item["job_done"]["N"]),
         )
 
 

@@ -2,7 +2,8 @@
 
 Conditional writes carry the invariants: a table is saved only if it is still at the
 version it was loaded at; a player registers only while registration is open and below
-the limit. Capacity refusals become `Throttled` (HTTP 429).
+the limit (counted on shards, `infra.registration`). Capacity refusals become
+`Throttled` (HTTP 429).
 """
 
 from __future__ import annotations
@@ -10,19 +11,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import count
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from botocore.exceptions import ClientError
 
-from infra.errors import NotFound, PlayerLimitReached, StaleVersion, Throttled, WrongStatus
+from infra.errors import (
+    NotFound,
+    PlayerLimitReached,
+    RegistrationChanged,
+    RegistrationClosed,
+    StaleVersion,
+    Throttled,
+    WrongStatus,
+)
 from infra.records import (
     META,
     PLAYER_PREFIX,
+    JobState,
     PlayerRecord,
     Status,
     TournamentRecord,
     tournament_pk,
 )
+from infra.registration import SHARDS, shard_item, shard_key, shards_for
 from infra.table_item import TableRecord, from_item, table_key, to_item
 
 _THROTTLING = {
@@ -46,13 +57,23 @@ class Repository:
     # --- tournaments -----------------------------------------------------------------
 
     def create_tournament(self, tournament: TournamentRecord) -> None:
-        """Store a new tournament; ids are random, so an existing one is a bug."""
-        self._call(
-            self._client.put_item,
-            TableName=self._table,
-            Item=tournament.to_item(),
-            ConditionExpression="attribute_not_exists(pk)",
-        )
+        """Store a new tournament and its closed registration shards; ids are random, so
+        an existing one is a bug."""
+        shards = [
+            {"Put": {"TableName": self._table, "Item": item}}
+            for item in (
+                shard_item(tournament.id, shard, tournament.player_limit, tournament.expires_at)
+                for shard in range(SHARDS)
+            )
+        ]
+        meta = {
+            "Put": {
+                "TableName": self._table,
+                "Item": tournament.to_item(),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+        self._call(self._client.transact_write_items, TransactItems=[meta, *shards])
 
     def get_tournament(self, tournament: str) -> TournamentRecord | None:
         """The tournament, read strongly consistent, or None."""
@@ -66,53 +87,102 @@ class Repository:
         status: str,
         *,
         seeding: tuple[str, str] | None = None,
+        registration: bool | None = None,
+        expected_counts: Sequence[int] | None = None,
+        player_count: int | None = None,
+        job: JobState | None = None,
     ) -> None:
-        """Move to `status` if the current status is one of `allowed`, else `WrongStatus`;
-        `seeding` records how the players are ordered: ("seed" or "order", the value)."""
+        """Move to `status` if the current status is one of `allowed`, else `WrongStatus`.
+
+        `seeding` records how the players are ordered: ("seed" or "order", the value);
+        `registration` opens or closes every registration shard in the same transaction,
+        and `expected_counts` (per shard) makes it fail if anyone registered meanwhile
+        (`RegistrationChanged`); `player_count` and `job` are stored with the status.
+        """
         names = {":" + s: {"S": s} for s in allowed}
         update = "SET #status = :new"
         values: dict[str, Any] = {":new": {"S": status}, **names}
         if seeding is not None:
             update += ", seeding = :seeding, seed = :seed"
             values[":seeding"], values[":seed"] = {"S": seeding[0]}, {"S": seeding[1]}
-        changed = self._write_if(
-            self._client.update_item,
-            TableName=self._table,
-            Key={"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}},
-            UpdateExpression=update,
-            ConditionExpression=f"#status IN ({', '.join(names)})",
-            ExpressionAttributeNames={"#status": "status"},
-            ExpressionAttributeValues=values,
+        if player_count is not None:
+            update += ", player_count = :count"
+            values[":count"] = {"N": str(player_count)}
+        if job is not None:
+            attributes = job.attributes()
+            update += "".join(f", {name} = :{name}" for name in attributes)
+            values.update({f":{name}": value for name, value in attributes.items()})
+        meta = {
+            "TableName": self._table,
+            "Key": {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}},
+            "UpdateExpression": update,
+            "ConditionExpression": f"#status IN ({', '.join(names)})",
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": values,
+        }
+        refused = WrongStatus(
+            f"the tournament must be {' or '.join(allowed)} to become {status}",
+            rule="tournament status",
         )
-        if not changed:
-            raise WrongStatus(
-                f"the tournament must be {' or '.join(allowed)} to become {status}",
-                rule="tournament status",
-            )
+        if registration is None:
+            if not self._write_if(self._client.update_item, **meta):
+                raise refused
+            return
+        shards = [
+            self._shard_flip(tournament, shard, registration, expected_counts)
+            for shard in range(SHARDS)
+        ]
+        reasons = self._transact_if([{"Update": meta}, *shards])
+        if reasons is None:
+            return
+        if reasons[0] == "ConditionalCheckFailed":
+            raise refused
+        raise RegistrationChanged(
+            "a player registered while the start was being prepared; start again",
+            rule="registration",
+        )
+
+    def registration_counts(self, tournament: str) -> list[int]:
+        """How many players each registration shard counted (read strongly consistent)."""
+        keys = [shard_key(tournament, shard) for shard in range(SHARDS)]
+        found = {item["pk"]["S"]: int(item["taken"]["N"]) for item in self._batch_get_keys(keys)}
+        return [found.get(key["pk"]["S"], 0) for key in keys]
+
+    def _shard_flip(
+        self, tournament: str, shard: int, open: bool, expected: Sequence[int] | None
+    ) -> dict[str, Any]:
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": shard_key(tournament, shard),
+            "UpdateExpression": "SET #open = :open",
+            "ConditionExpression": "attribute_exists(pk)",
+            "ExpressionAttributeNames": {"#open": "open"},
+            "ExpressionAttributeValues": {":open": {"BOOL": open}},
+        }
+        if expected is not None:
+            update["ConditionExpression"] += " AND taken = :taken"
+            update["ExpressionAttributeValues"][":taken"] = {"N": str(expected[shard])}
+        return {"Update": update}
 
     # --- players ---------------------------------------------------------------------
 
     def add_player(self, player: PlayerRecord) -> None:
-        """Register `player` and count them, atomically, while open and below the limit."""
-        try:
-            self._call(
-                self._client.transact_write_items,
-                TransactItems=[
+        """Register `player` and count them on a registration shard, atomically, while
+        registration is open and the shard below its share of the limit; a full shard
+        passes the player on to the next, so the limit is exact."""
+        for shard in shards_for(player.id):
+            reasons = self._transact_if(
+                [
                     {
                         "Update": {
                             "TableName": self._table,
-                            "Key": {
-                                "pk": {"S": tournament_pk(player.tournament)},
-                                "sk": {"S": META},
-                            },
-                            "UpdateExpression": "SET player_count = player_count + :one",
-                            "ConditionExpression": (
-                                "#status = :open AND player_count < player_limit"
-                            ),
-                            "ExpressionAttributeNames": {"#status": "status"},
+                            "Key": shard_key(player.tournament, shard),
+                            "UpdateExpression": "SET taken = taken + :one",
+                            "ConditionExpression": "#open = :true AND taken < #capacity",
+                            "ExpressionAttributeNames": {"#open": "open", "#capacity": "capacity"},
                             "ExpressionAttributeValues": {
                                 ":one": {"N": "1"},
-                                ":open": {"S": Status.OPEN},
+                                ":true": {"BOOL": True},
                             },
                         }
                     },
@@ -123,24 +193,26 @@ class Repository:
                             "ConditionExpression": "attribute_not_exists(pk)",
                         }
                     },
-                ],
+                ]
             )
-        except ClientError as error:
-            if code_of(error) != "TransactionCanceledException":
-                raise
-            tournament = self.get_tournament(player.tournament)
-            if tournament is None:
-                raise NotFound(f"no tournament {player.tournament}", rule="tournament") from error
-            if tournament.status != Status.OPEN:
-                raise WrongStatus(
-                    f"registration is {tournament.status}, not open", rule="registration"
-                ) from error
-            if tournament.player_count >= tournament.player_limit:
-                raise PlayerLimitReached(
-                    f"the tournament is full ({tournament.player_limit} players)",
-                    rule="player_limit",
-                ) from error
-            raise
+            if reasons is None:
+                return
+            found = self._get(shard_key(player.tournament, shard))
+            if found is None or not found["open"]["BOOL"]:
+                self._refuse_registration(player.tournament)
+            if int(found["taken"]["N"]) < int(found["capacity"]["N"]):
+                raise RuntimeError(f"registration of {player.id} refused for {reasons}")
+        raise PlayerLimitReached("the tournament is full", rule="player_limit")
+
+    def _refuse_registration(self, tournament_id: str) -> NoReturn:
+        tournament = self.get_tournament(tournament_id)
+        if tournament is None:
+            raise NotFound(f"no tournament {tournament_id}", rule="tournament")
+        if tournament.status == Status.DRAFT:
+            raise RegistrationClosed("registration has not opened yet", rule="registration")
+        raise RegistrationClosed(
+            f"registration is closed: the tournament is {tournament.status}", rule="registration"
+        )
 
     def get_player(self, tournament: str, player: str) -> PlayerRecord | None:
         """One player, or None."""
@@ -259,6 +331,27 @@ class Repository:
                 if not pending:
                     break
                 _back_off(attempt)
+
+    def _transact_if(self, items: list[dict[str, Any]]) -> list[str] | None:
+        """A transaction; None if it was written, else every action's cancellation reason
+        code ("None" for an action that was not the cause). A conflict with another
+        transaction on the same items is retried after a short wait."""
+        for attempt in count():
+            try:
+                self._call(self._client.transact_write_items, TransactItems=items)
+            except ClientError as error:
+                if code_of(error) != "TransactionCanceledException":
+                    raise
+                reasons = [
+                    str(reason.get("Code", "None"))
+                    for reason in error.response.get("CancellationReasons", [])
+                ]
+                if "TransactionConflict" in reasons:
+                    _back_off(attempt)
+                    continue
+                return reasons or ["Unknown"]
+            return None
+        raise AssertionError("unreachable")  # count() never ends
 
     def _write_if(self, operation: Callable[..., Any], **kwargs: Any) -> bool:
         """A conditional write; False, with nothing written, if its condition failed."""

@@ -1,10 +1,9 @@
 """Organizer and player use cases: create, open and close registration, register, start.
 
-Starting orders the players by a seed (the organizer's, or a secret drawn at that
-moment) or in the organizer's order, records which (published, so anyone can check the
-seating), seats round 1 and points every player at their table. An interrupted start is
-resumed by starting again the same way: tables already stored are kept as they are, so
-no turn played on them is lost.
+Starting closes registration and records how the players are ordered — by a seed (the
+organizer's, or a secret drawn at that moment) or in the organizer's order — in one
+transaction (published, so anyone can check the seating); the start job
+(`infra.start_job`) then seats round 1 page by page and makes the tournament `running`.
 """
 
 from __future__ import annotations
@@ -17,22 +16,18 @@ from typing import Any
 
 from core.bracket import (
     BracketPlan,
-    ByeGiven,
     InvalidBracket,
-    SeatTable,
     Standing,
     TableRef,
-    first_round,
     organizer_order,
-    seeded_order,
 )
-from core.match import Seating
 from core.options import options_dict
 from core.registry import get_game
-from infra.errors import Forbidden, NotFound, Unauthorized, WrongStatus
-from infra.progress_store import ProgressStore
+from infra import start_job
+from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized, WrongStatus
+from infra.job_store import JobStore, chunked
 from infra.records import PlayerRecord, Status, TournamentRecord
-from infra.table_item import TableRecord, bye_table
+from infra.table_item import TableRecord
 from infra.tokens import hash_token, new_id, new_token, token_matches, token_owner
 
 ORGANIZER = "organizer"
@@ -43,7 +38,7 @@ Clock = Callable[[], float]
 class TournamentService:
     """Everything about a tournament except playing its tables."""
 
-    def __init__(self, repository: ProgressStore, clock: Clock, retention_seconds: int) -> None:
+    def __init__(self, repository: JobStore, clock: Clock, retention_seconds: int) -> None:
         self._repository = repository
         self._clock = clock
         self._retention = retention_seconds
@@ -89,19 +84,28 @@ class TournamentService:
         return tournament, token
 
     def get(self, tournament: str) -> TournamentRecord:
-        """The tournament, or `NotFound`."""
+        """The tournament, or `NotFound`; until the start job has counted them, the
+        players are counted from the registration shards."""
         found = self._repository.get_tournament(tournament)
         if found is None:
             raise NotFound(f"no tournament {tournament}", rule="tournament")
+        if found.status in (Status.DRAFT, Status.OPEN, Status.CLOSED) or (
+            found.job is not None and found.job.name == "start" and found.job.phase == "roster"
+        ):
+            found.player_count = sum(self._repository.registration_counts(tournament))
         return found
 
     def set_registration(self, tournament: str, token: str, *, open: bool) -> TournamentRecord:
         """Open or close registration (organizer only)."""
         self._authorize_organizer(self.get(tournament), token)
         if open:
-            self._repository.change_status(tournament, [Status.DRAFT, Status.CLOSED], Status.OPEN)
+            self._repository.change_status(
+                tournament, [Status.DRAFT, Status.CLOSED], Status.OPEN, registration=True
+            )
         else:
-            self._repository.change_status(tournament, [Status.OPEN], Status.CLOSED)
+            self._repository.change_status(
+                tournament, [Status.OPEN], Status.CLOSED, registration=False
+            )
         return self.get(tournament)
 
     def register(self, tournament: str, name: str) -> tuple[PlayerRecord, str]:
@@ -128,42 +132,56 @@ class TournamentService:
         seed: str | None = None,
         order: Sequence[str] | None = None,
     ) -> TournamentRecord:
-        """Seed and seat round 1 (organizer only); safe to repeat after a failure.
+        """Close registration and begin seating round 1 (organizer only): the start job
+        (`infra.start_job`) does the seating and makes the tournament `running`.
 
         The players are shuffled by `seed` (a fresh secret when None) or, with `order`,
         seated in the organizer's order (RULES.md §5). Either is recorded and published.
+        Asked again while starting, with the same seeding, it answers as the first time.
         """
         if seed is not None and order is not None:
             raise InvalidBracket("give a seed or an order, not both", rule=SEEDING_RULE)
         found = self.get(tournament)
         self._authorize_organizer(found, token)
-        players = {p.id: p for p in self._repository.players(tournament)}
-        if found.status in (Status.OPEN, Status.CLOSED):
-            if len(players) < 2:
-                raise WrongStatus(
-                    f"a tournament needs at least 2 players, {len(players)} registered",
-                    rule="start",
-                )
-            if order is not None:
-                _check_order(order, players)
-                found.seeding, found.seed = "order", order_digest(order)
-            else:
-                found.seeding, found.seed = "seed", seed or secrets.token_hex(16)
+        if found.status == Status.STARTING:
+            _check_resumed_like_begun(found, seed, order)
+            return found
+        if found.status not in (Status.OPEN, Status.CLOSED):
+            raise WrongStatus(f"the tournament is already {found.status}", rule="start")
+        counts = self._repository.registration_counts(tournament)
+        _check_enough(sum(counts))
+        allowed = [Status.OPEN, Status.CLOSED]
+        if order is None:
+            # registration closes with the status; the start job counts the shards after
+            # that, when no registration can count any more
             self._repository.change_status(
                 tournament,
-                [Status.OPEN, Status.CLOSED],
+                allowed,
                 Status.STARTING,
-                seeding=(found.seeding, found.seed),
+                seeding=("seed", seed or secrets.token_hex(16)),
+                registration=False,
+                job=start_job.begin("seed"),
             )
-        elif found.status == Status.STARTING:
-            _check_resumed_like_begun(found, seed, order)
-        else:
-            raise WrongStatus(f"the tournament is already {found.status}", rule="start")
-        seated = (
-            organizer_order(order) if order is not None else seeded_order(list(players), found.seed)
+            return self.get(tournament)
+        registered = self._registered_ids(tournament)
+        if len(registered) != sum(counts):
+            raise RegistrationChanged(
+                "a player registered while the start was being prepared; start again",
+                rule="registration",
+            )
+        _check_order(order, registered)
+        self._repository.put_id_chunks(tournament, start_job.ORDER, 0, list(chunked(order)))
+        # the order names every player counted: the close fails if anyone registered since
+        self._repository.change_status(
+            tournament,
+            allowed,
+            Status.STARTING,
+            seeding=("order", order_digest(order)),
+            registration=False,
+            expected_counts=counts,
+            player_count=len(order),
+            job=start_job.begin("order"),
         )
-        self._seat_first_round(found, players, seated)
-        self._repository.change_status(tournament, [Status.STARTING], Status.RUNNING)
         return self.get(tournament)
 
     def whereabouts(self, tournament: str, token: str) -> dict[str, Any]:
@@ -171,12 +189,14 @@ class TournamentService:
         found = self.get(tournament)
         player = self._authenticate_player(found, token)
         finished = found.status == Status.FINISHED
+        # while starting, a player's table may be pointed at before it is written
+        table = None if found.status == Status.STARTING else player.table or None
         return {
             "tournament": tournament,
             "player": player.id,
             "name": player.name,
             "tournament_status": found.status,
-            "table": player.table or None,
+            "table": table,
             "eliminated": player.exit is not None and player.exit.eliminated,
             "place": (
                 self._repository.place_of(tournament, player.id, found.player_count)
@@ -219,62 +239,6 @@ class TournamentService:
 
     # --- helpers ---------------------------------------------------------------------
 
-    def _seat_first_round(
-        self,
-        tournament: TournamentRecord,
-        players: dict[str, PlayerRecord],
-        order: Sequence[str],
-    ) -> None:
-        plan = bracket_plan(len(order), tournament.table_size, tournament.advance)
-        decisions = first_round(plan, order)
-        # Players first, tables second: a player can act, and so be moved on or out by
-        # the progression, only once their table exists. Their items are therefore
-        # final before anyone else writes them, and a resumed start rewrites only those
-        # not yet written, never one the progression has touched.
-        placed: list[PlayerRecord] = []
-        position = {player_id: index for index, player_id in enumerate(order)}
-        for decision in decisions:
-            seated = decision.players if isinstance(decision, SeatTable) else (decision.player,)
-            for player_id in seated:
-                player = players[player_id]
-                if player.seed_position == position[player_id] and player.table_round >= 1:
-                    continue  # written by the interrupted start
-                player.seed_position = position[player_id]
-                player.table, player.table_round = str(decision.table), 1
-                placed.append(player)
-        self._repository.put_players(placed)
-        stored = self._repository.existing_tables(tournament.id, [str(d.table) for d in decisions])
-        self._repository.put_new_tables(
-            self._round_one_table(tournament, players, decision)
-            for decision in decisions
-            if str(decision.table) not in stored
-        )
-
-    @staticmethod
-    def _round_one_table(
-        tournament: TournamentRecord,
-        players: dict[str, PlayerRecord],
-        decision: SeatTable | ByeGiven,
-    ) -> TableRecord:
-        if isinstance(decision, ByeGiven):  # only with table_size 2 and an odd count
-            return bye_table(
-                tournament.id,
-                str(decision.table),
-                decision.player,
-                tournament.expires_at,
-                tournament.game,
-            )
-        return TableRecord(
-            tournament=tournament.id,
-            ref=str(decision.table),
-            seating=Seating(
-                tournament.game, decision.players, tournament.options, decision.survivors
-            ),
-            token_hashes=tuple(players[p].token_hash for p in decision.players),
-            expires_at=tournament.expires_at,
-            final=decision.final,
-        )
-
     def _authorize_organizer(self, tournament: TournamentRecord, token: str) -> None:
         if token_matches(token, tournament.organizer_hash):
             return
@@ -283,6 +247,15 @@ class TournamentService:
             if player is not None and token_matches(token, player.token_hash):
                 raise Forbidden("only the organizer may do this", rule="organizer token")
         raise Unauthorized("the organizer token does not match", rule="Authorization")
+
+    def _registered_ids(self, tournament: str) -> list[str]:
+        ids: list[str] = []
+        after: dict[str, Any] | None = None
+        while True:
+            page, after = self._repository.player_ids(tournament, after, start_job.ROSTER_PAGE)
+            ids.extend(page)
+            if after is None:
+                return ids
 
     def _authenticate_player(self, tournament: TournamentRecord, token: str) -> PlayerRecord:
         player_id = token_owner(token)
@@ -297,10 +270,18 @@ def order_digest(order: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(order).encode()).hexdigest()
 
 
-def _check_order(order: Sequence[str], players: Mapping[str, PlayerRecord]) -> None:
+def _check_enough(players: int) -> None:
+    if players < 2:
+        raise WrongStatus(
+            f"a tournament needs at least 2 players, {players} registered", rule="start"
+        )
+
+
+def _check_order(order: Sequence[str], players: Sequence[str]) -> None:
     """The order must name every registered player exactly once."""
     organizer_order(order)  # no one twice
-    unknown = [p for p in order if p not in players]
+    registered = set(players)
+    unknown = [p for p in order if p not in registered]
     missing = [p for p in players if p not in set(order)]
     if unknown or missing:
         raise InvalidBracket(

@@ -21,6 +21,7 @@ from core.bracket.progression import (
     check_outcome,
     exits,
     first_round,
+    first_round_tables,
     seat_next,
     standings,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "check_outcome",
     "exits",
     "first_round",
+    "first_round_tables",
     "organizer_order",
     "seat_next",
     "seed_key",

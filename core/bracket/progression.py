@@ -60,10 +60,27 @@ def first_round(
         )
     if plan.player_count == 1:
         return ()
+    return first_round_tables(plan, 0, plan.tables_in(1), players)
+
+
+def first_round_tables(
+    plan: BracketPlan, first: int, count: int, players: Sequence[PlayerId]
+) -> tuple[SeatTable | ByeGiven, ...]:
+    """Round 1's tables `first` to `first + count - 1`, for a start that seats a page at
+    a time: `players` is the seeded order from table `first`'s first seat on (at least
+    as many as those tables seat)."""
+    sizes = plan.table_sizes(1)[first : first + count]
+    if sum(sizes) > len(players):
+        raise InvalidBracket(
+            f"round 1's tables {first + 1} to {first + len(sizes)} seat {sum(sizes)} players, "
+            f"got {len(players)}",
+            rule="RULES.md §5 seeding",
+        )
     decisions: list[SeatTable | ByeGiven] = []
     start = 0
-    for index, size in enumerate(plan.table_sizes(1)):
-        decisions.append(_seat_or_bye(plan, TableRef(1, index), players[start : start + size]))
+    for index, size in enumerate(sizes, start=first):
+        seated = tuple(players[start : start + size])
+        decisions.append(_seat_or_bye(plan, TableRef(1, index), seated))
         start += size
     return tuple(decisions)
 

@@ -90,6 +90,15 @@ class Standing(Lazy):
     measure: int
 
 
+class StartProgress(Lazy):
+    """How far the start has come while the tournament is `starting`."""
+
+    phase: str = Field(
+        description="'roster' (listing the players), 'order' (seeding), 'seat' (round 1)"
+    )
+    seated: int = Field(description="players seated at round 1's tables so far")
+
+
 class TournamentView(Lazy):
     """A tournament as anyone may see it."""
 
@@ -111,6 +120,9 @@ class TournamentView(Lazy):
     champion: str | None = Field(description="the final's winner, once finished")
     standings: list[Standing] = Field(
         description="the first places once finished; all of them at /standings"
+    )
+    start_progress: StartProgress | None = Field(
+        default=None, description="while starting: how far round 1's seating has come"
     )
 
 

@@ -185,7 +185,7 @@ class BotTournament:
 
     def _ok(self, method: str, path: str, body: object = None, **request: Any) -> dict[str, Any]:
         answer = self.call(method, path, body, **request)
-        if answer.status not in (200, 201):
+        if answer.status not in (200, 201, 202):
             raise BotTournamentError(f"{method} {path} answered {answer.status}: {answer.raw}")
         result: dict[str, Any] = answer.body
         return result

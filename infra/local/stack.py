@@ -2,8 +2,8 @@
 wired to them, and `LocalDelivery` playing Lambda's and Scheduler's part.
 
 Works against in-process moto (`mock_aws`) and moto's server alike: the clients go
-wherever the environment points boto3. `crash` makes the publisher, timer, progression
-and timeout functions die around their writes (see `infra.local.faults`).
+wherever the environment points boto3. `crash` makes the publisher, timer, progression,
+timeout and job functions die around their writes (see `infra.local.faults`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 import boto3
 
+from functions.jobs import app as jobs_app
 from functions.progression import app as progression_app
 from functions.publisher import app as publisher_app
 from functions.timeout import app as timeout_app
@@ -21,6 +22,7 @@ from functions.timers import app as timers_app
 from functions.wiring import use_services
 from infra.bootstrap import (
     Services,
+    build_jobs,
     build_progression,
     build_publisher,
     build_services,
@@ -115,6 +117,7 @@ def start_local_stack(
     timeout_app.services.use(
         build_services(settings, client=faulty(counted, "timeout"), dice=dice, clock=clock)
     )
+    jobs_app.jobs.use(build_jobs(settings, client=faulty(counted, "jobs")))
     stream_arn = dynamodb.describe_table(TableName=settings.table_name)["Table"]["LatestStreamArn"]
     tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn)
     delivery = LocalDelivery(
@@ -133,7 +136,10 @@ def start_local_stack(
                 progression_app.lambda_handler,
                 "progression",
                 deliveries,
-            )
+            ),
+            QueueReader(
+                sqs, messaging.queues["JobQueue"], jobs_app.lambda_handler, "jobs", deliveries
+            ),
         ],
         schedules=ScheduleFirer(
             scheduler,
@@ -173,3 +179,4 @@ def stop_local_stack() -> None:
     timers_app.timers.use(None)
     progression_app.progression.use(None)
     timeout_app.services.use(None)
+    jobs_app.jobs.use(None)

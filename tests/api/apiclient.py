@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from functions.api.app import lambda_handler
+from infra.jobs import JobRunner
 from infra.local.lambda_events import HttpAnswer, invoke_http
 
 Answer = HttpAnswer
@@ -13,9 +14,13 @@ Answer = HttpAnswer
 
 @dataclass
 class ApiClient:
-    """Sends requests through `lambda_handler`; remembers every answer for leak scans."""
+    """Sends requests through `lambda_handler`; remembers every answer for leak scans.
+
+    With `jobs`, a start that answers 202 is followed by its start job, run here to the
+    end, as the job function would on AWS (these stacks have no stream or queue)."""
 
     answers: list[tuple[str | None, HttpAnswer]] = field(default_factory=list)
+    jobs: JobRunner | None = None
 
     def call(
         self,
@@ -30,6 +35,8 @@ class ApiClient:
         labels whose eyes the answer is for (None: anyone)."""
         answer = invoke_http(lambda_handler, method, path, body, **request)
         self.answers.append((viewer, answer))
+        if self.jobs is not None and answer.status == 202 and path.endswith("/start"):
+            self.jobs.run_to_end(answer.body["tournament_id"])
         return answer
 
 

@@ -10,7 +10,7 @@ from apiclient import ApiClient, Stack
 from moto import mock_aws
 
 from functions.wiring import use_services
-from infra.bootstrap import build_services
+from infra.bootstrap import build_jobs, build_services
 from infra.dice import SeededDice
 from infra.local.provision import create_tables
 from infra.settings import Settings
@@ -26,10 +26,9 @@ def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
     with mock_aws():
         client = boto3.client("dynamodb")
         create_tables(client, names={"KnobelcupTable": TABLE})
+        settings = Settings.from_env()
         use_services(
-            build_services(
-                Settings.from_env(), client=client, dice=SeededDice("api"), clock=lambda: NOW
-            )
+            build_services(settings, client=client, dice=SeededDice("api"), clock=lambda: NOW)
         )
-        yield Stack(ApiClient(), client)
+        yield Stack(ApiClient(jobs=build_jobs(settings, client=client)), client)
         use_services(None)

@@ -181,7 +181,7 @@ def test_registration_only_while_open_and_below_the_limit(stack: Stack) -> None:
     tournament, organizer = created["tournament_id"], created["organizer_token"]
     register = f"/tournaments/{tournament}/players"
     draft = api.call("POST", register, {"name": "early"})
-    assert (draft.status, draft.body["code"]) == (409, "wrong_status")
+    assert (draft.status, draft.body["code"]) == (409, "registration_closed")
     api.call("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
     assert api.call("POST", register, {"name": "a"}).status == 201
     assert api.call("POST", register, {"name": "b"}).status == 201

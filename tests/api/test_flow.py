@@ -32,7 +32,8 @@ def create_and_start(
         assert answer.status == 201, answer.body
         players.append(answer.body)
     started = api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
-    assert started.status == 200 and started.body["status"] == "running", started.body
+    assert started.status == 202 and started.body["status"] == "starting", started.body
+    assert api.call("GET", f"/tournaments/{tournament}").body["status"] == "running"
     return tournament, organizer, players
 
 

@@ -58,7 +58,7 @@ def start_cup(stack: Stack, *, start: bool = True) -> Cup:
     if start:
         order = {"order": list(cup.tokens)}  # R1-1: the first four, EVIL and QUOTES among them
         answer = api.call("POST", f"/tournaments/{tournament}/start", order, token=organizer)
-        assert answer.status == 200, answer.body
+        assert answer.status == 202, answer.body
         listing = api.call("GET", f"/tournaments/{tournament}/rounds/1").body["tables"]
         cup.tables = {t["table"]: t["players"] for t in listing}
     return cup

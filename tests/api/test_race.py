@@ -19,7 +19,7 @@ from botocore.config import Config
 
 from core.audit import verify
 from functions.wiring import use_services
-from infra.bootstrap import build_services
+from infra.bootstrap import build_jobs, build_services
 from infra.local.moto_atomic import moto_server
 from infra.local.provision import create_tables
 from infra.settings import Settings
@@ -36,7 +36,7 @@ def served(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[ApiClient
         monkeypatch.setenv("AWS_ENDPOINT_URL", url)
         create_tables(boto3.client("dynamodb"), names={"KnobelcupTable": "knobelcup"})
         use_services(build_services(Settings.from_env()))
-        yield ApiClient()
+        yield ApiClient(jobs=build_jobs(Settings.from_env()))
         use_services(None)
 
 
@@ -76,7 +76,7 @@ def test_sixteen_racers_one_winner_per_version(served: ApiClient) -> None:
     for number in range(4):
         player = api.call("POST", f"/tournaments/{tournament}/players", {"name": f"p{number}"})
         tokens[player.body["player_id"]] = player.body["player_token"]
-    assert api.call("POST", f"/tournaments/{tournament}/start", token=organizer).status == 200
+    assert api.call("POST", f"/tournaments/{tournament}/start", token=organizer).status == 202
 
     rng = random.Random(16)
     winners: list[dict[str, Any]] = []

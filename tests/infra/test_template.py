@@ -46,6 +46,11 @@ PUBLISHER_FILTERS = [
             "OldImage": {"status": {"S": ["running"]}},
         },
     },
+    {
+        "dynamodb": {
+            "NewImage": {"kind": {"S": ["tournament"]}, "job_step": {"N": [{"exists": True}]}}
+        }
+    },
 ]
 TIMER_FILTERS = [{"dynamodb": {"NewImage": {"kind": {"S": ["table"]}}}}]
 
@@ -108,6 +113,7 @@ OUT = _kind("player", name={"S": "ann"}, eliminated={"BOOL": True})
 CHAMPION = _kind("player", name={"S": "ann"}, eliminated={"BOOL": False})
 RUNNING = _kind("tournament", status={"S": "running"})
 FINISHED = _kind("tournament", status={"S": "finished"})
+STARTING = _kind("tournament", status={"S": "starting"}, job_step={"N": "0"})
 
 PUBLISHED = {
     "a table is seated": _record("INSERT", PLAYING),
@@ -116,6 +122,7 @@ PUBLISHED = {
     "a player is out": _record("MODIFY", OUT, PLAYER),
     "a round's root node is written": _record("MODIFY", _kind("round_node", root={"BOOL": True})),
     "the tournament finishes": _record("MODIFY", FINISHED, RUNNING),
+    "a job step is done": _record("MODIFY", STARTING, STARTING),
 }
 NOT_PUBLISHED = {
     "a turn is played": _record("MODIFY", PLAYING, PLAYING),
@@ -214,27 +221,42 @@ def test_the_timer_hears_of_every_table_write_and_nothing_else(template: dict[st
 # --- progression: rule, queue, function --------------------------------------------------
 
 
-def test_table_finished_events_reach_the_progression_queue(template: dict[str, Any]) -> None:
-    [(rule_name, rule)] = _resources(template, "AWS::Events::Rule").items()
-    properties = rule["Properties"]
+def test_one_job_step_is_one_invocation(template: dict[str, Any]) -> None:
+    [source] = _properties(template, "JobFunction")["Events"].values()
+    assert source["Properties"]["BatchSize"] == 1
+    assert source["Properties"]["Queue"] == {"Fn::GetAtt": ["JobQueue", "Arn"]}
+
+
+@pytest.mark.parametrize(
+    ("rule_name", "detail_type", "queue", "policy_name"),
+    [
+        ("TableFinishedRule", "TableFinished", "ProgressionQueue", "ProgressionQueuePolicy"),
+        ("JobStepRule", "JobStepReady", "JobQueue", "JobQueuePolicy"),
+    ],
+)
+def test_each_rule_sends_its_events_to_its_queue_and_only_it_may(
+    template: dict[str, Any], rule_name: str, detail_type: str, queue: str, policy_name: str
+) -> None:
+    properties = _properties(template, rule_name)
     assert properties["EventBusName"] == {"Ref": "EventBus"}
     pattern = properties["EventPattern"]
-    assert matches(pattern, {"source": "knobelcup", "detail-type": "TableFinished"})
+    assert matches(pattern, {"source": "knobelcup", "detail-type": detail_type})
     assert not matches(pattern, {"source": "knobelcup", "detail-type": "TableSeated"})
-    assert not matches(pattern, {"source": "elsewhere", "detail-type": "TableFinished"})
-    assert [target["Arn"] for target in properties["Targets"]] == [
-        {"Fn::GetAtt": ["ProgressionQueue", "Arn"]}
-    ]
+    assert not matches(pattern, {"source": "elsewhere", "detail-type": detail_type})
+    assert [target["Arn"] for target in properties["Targets"]] == [{"Fn::GetAtt": [queue, "Arn"]}]
 
     # and the queue lets EventBridge send for this rule only
-    [policy] = _resources(template, "AWS::SQS::QueuePolicy").values()
-    assert policy["Properties"]["Queues"] == [{"Ref": "ProgressionQueue"}]
-    [statement] = policy["Properties"]["PolicyDocument"]["Statement"]
+    policy = _properties(template, policy_name)
+    assert policy["Queues"] == [{"Ref": queue}]
+    [statement] = policy["PolicyDocument"]["Statement"]
     assert statement["Principal"] == {"Service": "events.amazonaws.com"}
     assert statement["Action"] == "sqs:SendMessage"
     assert statement["Condition"] == {
         "ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [rule_name, "Arn"]}}
     }
+    rules = _resources(template, "AWS::Events::Rule")
+    policies = _resources(template, "AWS::SQS::QueuePolicy")
+    assert len(rules) == len(policies) == 2, "a new rule needs its row above"
 
 
 def test_the_progression_queue_outlasts_six_function_timeouts_and_has_a_redrive(

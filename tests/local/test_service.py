@@ -67,6 +67,9 @@ def test_a_missed_turn_times_out_on_the_real_clock(service_url: str) -> None:
         api.ok("POST", f"/tournaments/{tid}/players", {"name": name})
     api.ok("POST", f"/tournaments/{tid}/start", token=organizer)
     deadline = time.monotonic() + 30
+    while api.ok("GET", f"/tournaments/{tid}")["status"] == "starting":
+        assert time.monotonic() < deadline, "round 1 was never seated"
+        time.sleep(0.1)
     actions: list[object] = []
     while time.monotonic() < deadline and not actions:
         log = api.ok("GET", f"/tournaments/{tid}/tables/R1-1/log")

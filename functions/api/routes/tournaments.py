@@ -14,6 +14,7 @@ from functions.api.models import (
     RoundTables,
     Standing,
     StandingsPage,
+    StartProgress,
     StartTournament,
     TableSummary,
     TournamentCreated,
@@ -79,14 +80,18 @@ def close_registration(tournament_id: str) -> TournamentView:
     summary="Seed and start",
     security=BEARER_SECURITY,
 )
-def start_tournament(tournament_id: str, body: StartTournament | None = None) -> TournamentView:
-    """Close registration, order the players (a fresh secret seed unless the body gives a
-    seed or the organizer's order) and seat round 1 (organizer token). After a failure,
-    repeat it as it was sent: it resumes without losing anything."""
+def start_tournament(
+    tournament_id: str, body: StartTournament | None = None
+) -> tuple[dict[str, Any], int]:
+    """Close registration and order the players (a fresh secret seed unless the body gives
+    a seed or the organizer's order) (organizer token). Answers 202 with the status
+    `starting`: round 1 is seated in the background, page by page (`start_progress` in
+    the tournament read), then the status becomes `running`. Asked again while starting,
+    with the same seeding, it answers the same."""
     token = bearer_token(router.current_event.headers)
     how = body or StartTournament()
     started = services().tournaments.start(tournament_id, token, seed=how.seed, order=how.order)
-    return _view(started)
+    return _view(started).model_dump(), 202
 
 
 @router.get(
@@ -165,4 +170,12 @@ def _view(tournament: TournamentRecord) -> TournamentView:
         rounds=rounds,
         champion=tournament.champion or None,
         standings=[Standing(**row) for row in tournament.top_standings],
+        start_progress=_start_progress(tournament),
     )
+
+
+def _start_progress(tournament: TournamentRecord) -> StartProgress | None:
+    job = tournament.job
+    if job is None or job.name != "start":
+        return None
+    return StartProgress(phase=job.phase, seated=job.done if job.phase == "seat" else 0)

@@ -1,0 +1,50 @@
+"""Registration without a hot item: the count is kept in shards (docs/data-model.md).
+
+Every registration used to add one to the tournament item, so that one item took a
+write per player and capped registration at what one item can take. Now each
+registration counts on one of `SHARDS` shard items, chosen by the player's id, and each
+shard holds its own share of `player_limit` and its own copy of "registration open".
+Closing registration (by the organizer or the start) flips every shard and the
+tournament in one transaction, so no registration can count after it and the sum of
+the shards is exact from then on.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from infra.records import tournament_pk
+
+SHARDS = 16
+SHARD_SK = "REG"
+
+
+def shard_key(tournament: str, shard: int) -> dict[str, Any]:
+    """The key of registration shard `shard` (0 ≤ shard < SHARDS): a partition each."""
+    return {"pk": {"S": f"{tournament_pk(tournament)}#REG#{shard:02d}"}, "sk": {"S": SHARD_SK}}
+
+
+def shard_capacity(player_limit: int, shard: int) -> int:
+    """Shard `shard`'s share of `player_limit`; the shares add up to the limit exactly."""
+    share, rest = divmod(player_limit, SHARDS)
+    return share + (1 if shard < rest else 0)
+
+
+def shards_for(player: str) -> list[int]:
+    """The shards a registration tries, in order: its own first, then the others (a full
+    shard passes the registration on, so the limit is reached only when all are full)."""
+    first = zlib.crc32(player.encode()) % SHARDS
+    return [(first + offset) % SHARDS for offset in range(SHARDS)]
+
+
+def shard_item(tournament: str, shard: int, player_limit: int, expires_at: int) -> dict[str, Any]:
+    """A new shard: closed, nothing counted."""
+    return {
+        **shard_key(tournament, shard),
+        "kind": {"S": "registration_shard"},
+        "open": {"BOOL": False},
+        "taken": {"N": "0"},
+        "capacity": {"N": str(shard_capacity(player_limit, shard))},
+        "expires_at": {"N": str(expires_at)},
+    }

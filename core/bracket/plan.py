@@ -8,10 +8,15 @@ Decisions beyond the rules' text:
 - A table of s >= 2 players that is not the final sends on `min(advance, s - 1)`:
   every table eliminates someone, or a table of <= `advance` players would repeat forever.
 - A table of one player is a bye: that player goes on without playing.
-- A next-round table takes floor(table_size / advance) consecutive feeders (the rule) and
-  then further consecutive feeders while their players still fit one table. This is the
-  rule itself whenever every feeder sends `advance`, and it keeps the bracket finite
-  when `advance > table_size / 2` (the literal rule would seat lone players forever).
+- Balanced rounds (the rule's decision of 2026-12-01): with F feeders and
+  g = floor(table_size / advance), the next round has k = ceil(F / g) tables, fed by k
+  groups of consecutive feeders whose sizes differ by at most one, the larger groups
+  first (200 players, tables of 6, 2 go on: 34, 12, 4, 2 tables and a final of 4).
+  Before any grouping, a round whose players all fit one table is the final.
+  No table overflows, since g feeders send at most g * advance <= table_size players.
+- Where `advance > table_size / 2` (so g = 1), a group takes further consecutive feeders
+  while their players fit one table, greedily in order: one feeder per table would seat
+  lone players forever, as a table of 2 sends 1 player.
 - A single player is champion without playing: one round holding one bye that is the end.
 """
 
@@ -20,7 +25,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import NamedTuple
 
 from core.errors import KnobelcupError
@@ -64,6 +69,28 @@ def _check_number(name: str, value: int, low: int, high: int | None) -> None:
         raise InvalidBracket(f"{name} must be {bound}, got {value}", rule=f"RULES.md §5 {name}")
 
 
+def _balanced_starts(feeders: int, per_table: int) -> tuple[int, ...]:
+    """The first feeder of each of ceil(feeders / per_table) groups, larger groups first."""
+    tables = -(-feeders // per_table)
+    smaller, larger = divmod(feeders, tables)  # `larger` groups of smaller + 1 feeders
+    split = larger * (smaller + 1)
+    return (*range(0, split, smaller + 1), *range(split, feeders, smaller))
+
+
+def _fitting_starts(entering: list[int], table_size: int) -> tuple[int, ...]:
+    """The first feeder of each group when every group takes feeders while they fit.
+
+    `entering[f]` counts the players sent by the feeders before feeder f. A feeder sends
+    fewer than `table_size` players, so each group holds at least one feeder.
+    """
+    group_starts: list[int] = []
+    first, feeders = 0, len(entering) - 1
+    while first < feeders:
+        group_starts.append(first)
+        first = bisect_right(entering, entering[first] + table_size) - 1
+    return tuple(group_starts)
+
+
 def _sends(size: int, advance: int) -> int:
     """How many players a table that is not the final sends on (a bye sends its one)."""
     return 1 if size == 1 else min(advance, size - 1)
@@ -102,17 +129,13 @@ class BracketPlan:
                 sizes.append((entering[-1],))
                 starts.append((0,))
                 continue
-            group_starts: list[int] = []
-            group_sizes: list[int] = []
-            first = 0
-            while first < feeders:
-                fitting = bisect_right(entering, entering[first] + table_size) - 1
-                end = max(min(first + per_table, feeders), fitting)
-                group_starts.append(first)
-                group_sizes.append(entering[end] - entering[first])
-                first = end
-            sizes.append(tuple(group_sizes))
-            starts.append(tuple(group_starts))
+            if per_table > 1:  # advance <= table_size / 2
+                group_starts = _balanced_starts(feeders, per_table)
+            else:
+                group_starts = _fitting_starts(entering, table_size)
+            bounds = pairwise((*group_starts, feeders))
+            sizes.append(tuple(entering[end] - entering[start] for start, end in bounds))
+            starts.append(group_starts)
         return cls(player_count, table_size, advance, tuple(sizes), tuple(starts))
 
     @property

@@ -43,6 +43,32 @@ def check_plan(plan: BracketPlan) -> None:
                 assert plan.successor(TableRef(round - 1, feeder)) == ref
                 assert plan.slot(TableRef(round - 1, feeder)) == slot
         assert covered == plan.tables_in(round - 1)
+    check_balanced_rounds(plan)
+
+
+def check_balanced_rounds(plan: BracketPlan) -> None:
+    """RULES.md §5 "Balanced rounds" and the final: the grouping of feeders, round by round."""
+    table_size, advance = plan.table_size, plan.advance
+    per_table = table_size // advance  # g
+    assert (plan.rounds == 1) == (plan.player_count <= table_size)
+    for round in range(2, plan.rounds + 1):
+        feeders = plan.tables_in(round - 1)
+        sent = [plan.survivors(TableRef(round - 1, f)) for f in range(feeders)]
+        if round == plan.rounds:
+            assert sum(sent) <= table_size  # the final: everyone left fits one table
+            continue
+        assert sum(sent) > table_size  # not the final while they would all fit
+        assert max(plan.table_sizes(round)) <= table_size
+        groups = [plan.feeders(TableRef(round, i)) for i in range(plan.tables_in(round))]
+        counts = [len(group) for group in groups]
+        if 2 * advance <= table_size:
+            assert len(groups) == -(-feeders // per_table)
+            assert max(counts) - min(counts) <= 1
+            assert counts == sorted(counts, reverse=True)  # the larger groups first
+        else:  # a group takes further consecutive feeders while their players fit
+            for group in groups[:-1]:
+                players = sum(sent[f] for f in group)
+                assert players + sent[group.stop] > table_size
 
 
 class Log:
@@ -142,6 +168,15 @@ def test_any_tournament_finishes_with_one_champion_and_full_standings(
 ) -> None:
     table_size, advance = pair
     play(player_count, table_size, advance, seed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(player_count=st.integers(1, 20_000), pair=st.sampled_from(PAIRS))
+def test_rounds_are_balanced_and_no_table_exceeds_the_table_size(
+    player_count: int, pair: tuple[int, int]
+) -> None:
+    table_size, advance = pair
+    check_balanced_rounds(BracketPlan.build(player_count, table_size, advance))
 
 
 @pytest.mark.parametrize(("table_size", "advance"), PAIRS)

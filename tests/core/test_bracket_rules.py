@@ -157,6 +157,83 @@ def test_next_table_is_fed_by_floor_table_size_over_advance_consecutive_tables()
     assert ragged.table_sizes(2) == (6, 6, 4)
 
 
+def test_balanced_rounds_example_200_players_tables_of_6_two_go_on() -> None:
+    # RULES.md §5 "Balanced rounds": g = floor(6 / 2) = 3 feeders per table at most.
+    plan = BracketPlan.build(200, 6, 2)
+    assert [plan.tables_in(r) for r in range(1, plan.rounds + 1)] == [34, 12, 4, 2, 1]
+    # 34 feeders in ceil(34 / 3) = 12 groups: ten of 3, then two of 2 (larger first)
+    assert plan.table_sizes(2) == (6,) * 10 + (4, 4)
+    assert [plan.feeders(TableRef(2, i)).start for i in range(12)] == [
+        0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 32,
+    ]  # fmt: skip
+    assert plan.feeders(TableRef(2, 11)) == range(32, 34)
+    assert plan.table_sizes(3) == (6, 6, 6, 6)  # 12 feeders in 4 groups of 3
+    assert plan.table_sizes(4) == (4, 4)  # 4 feeders in 2 groups of 2, not 3 and 1
+    assert plan.feeders(TableRef(4, 1)) == range(2, 4)
+    assert plan.table_sizes(5) == (4,)  # the final: 4 players, not 3
+    assert plan.is_final(TableRef(5, 0))
+
+
+def test_balanced_rounds_when_feeders_do_not_divide_by_g() -> None:
+    # 42 / 6 / 2: 7 feeders, g = 3, k = ceil(7 / 3) = 3 groups of 3, 2, 2 (not 3, 3, 1)
+    plan = BracketPlan.build(42, 6, 2)
+    assert plan.table_sizes(2) == (6, 4, 4)
+    assert [plan.feeders(TableRef(2, i)) for i in range(3)] == [
+        range(0, 3),
+        range(3, 5),
+        range(5, 7),
+    ]
+    assert [plan.successor(TableRef(1, i)) for i in range(7)] == [
+        TableRef(2, 0), TableRef(2, 0), TableRef(2, 0),
+        TableRef(2, 1), TableRef(2, 1), TableRef(2, 2), TableRef(2, 2),
+    ]  # fmt: skip
+    assert [plan.slot(TableRef(1, i)) for i in range(7)] == [0, 1, 2, 0, 1, 0, 1]
+    assert plan.table_sizes(3) == (6,)  # 2 + 2 + 2 fit one table: the final
+    assert plan.rounds == 3
+    # 60 / 6 / 2: 10 feeders in 4 groups of 3, 3, 2, 2, then 4 in 2 groups of 2
+    sixty = BracketPlan.build(60, 6, 2)
+    assert [sixty.table_sizes(r) for r in range(2, sixty.rounds + 1)] == [
+        (6, 6, 4, 4),
+        (4, 4),
+        (4,),
+    ]
+    assert not any(sixty.is_bye(TableRef(r, i)) for r in (2, 3) for i in range(sixty.tables_in(r)))
+    # 132 / 12 / 3: g = 4, 11 feeders in 3 groups of 4, 4, 3
+    wide = BracketPlan.build(132, 12, 3)
+    assert wide.tables_in(1) == 11
+    assert wide.table_sizes(2) == (12, 12, 9)
+    assert [wide.feeders(TableRef(2, i)).start for i in range(3)] == [0, 4, 8]
+    assert wide.table_sizes(3) == (9,)  # 3 + 3 + 3 fit one table
+
+
+def test_balanced_rounds_where_advance_is_over_half_a_table() -> None:
+    # 24 / 6 / 4: g = floor(6 / 4) = 1, so every group starts with one feeder and then
+    # takes further feeders while their players fit one table.
+    plan = BracketPlan.build(24, 6, 4)
+    assert plan.table_sizes(1) == (6, 6, 6, 6)
+    assert plan.table_sizes(2) == (4, 4, 4, 4)  # 4 + 4 would not fit 6
+    assert plan.table_sizes(3) == (6, 6)  # tables of 4 send 3: two feeders fit
+    assert plan.feeders(TableRef(3, 1)) == range(2, 4)
+    assert plan.table_sizes(4) == (4, 4)
+    assert plan.table_sizes(5) == (6,)
+    assert plan.is_final(TableRef(5, 0))
+    # 40 / 5 / 3: tables of 5 send 3 (3 + 3 would not fit), tables of 3 send 2 (2 + 2
+    # fits, 2 + 2 + 2 would not), tables of 4 send 3
+    odd = BracketPlan.build(40, 5, 3)
+    assert odd.table_sizes(2) == (3,) * 8
+    assert odd.table_sizes(3) == (4, 4, 4, 4)
+    assert odd.table_sizes(4) == (3, 3, 3, 3)
+    assert odd.table_sizes(5) == (4, 4)
+    assert odd.table_sizes(6) == (3, 3)
+    assert odd.table_sizes(7) == (4,)
+    # 12 / 3 / 2: four tables of 2 send 1 each; a group takes feeders while they fit, in
+    # order, so 3 and then a lone player's bye (the clause is greedy, not balanced)
+    greedy = BracketPlan.build(12, 3, 2)
+    assert greedy.table_sizes(2) == (2, 2, 2, 2)
+    assert greedy.table_sizes(3) == (3, 1)
+    assert greedy.table_sizes(4) == (3,)
+
+
 def test_decision_further_feeders_join_while_their_players_fit() -> None:
     # table_size 3, advance 2: floor(3 / 2) = 1 feeder; tables of 2 send 1 each, and
     # the literal rule would seat each lone survivor alone forever.

@@ -146,8 +146,8 @@ def aws_deployment(stack: str, region: str | None = None) -> Deployment:
     """A deployed stack: queue URLs from its outputs, stream readers run by Lambda."""
     import boto3  # noqa: PLC0415
 
+    from infra.lambda_invoker import LambdaInvoker  # noqa: PLC0415
     from infra.local.event_filters import passes  # noqa: PLC0415
-    from infra.redrive import LambdaInvoker  # noqa: PLC0415
 
     session = boto3.session.Session(region_name=region)
     described = session.client("cloudformation").describe_stacks(StackName=stack)

@@ -22,6 +22,7 @@ from cli import admin
 from cli.main import build_parser
 from core.match import Seating
 from infra.dice import PlaceSeededDice
+from infra.lambda_invoker import LambdaInvoker
 from infra.local.event_filters import passes
 from infra.local.redrive import (
     InProcessInvoker,
@@ -33,7 +34,6 @@ from infra.local.redrive import (
 from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
 from infra.redrive import (
     HandlerFailed,
-    LambdaInvoker,
     StreamPointer,
     redrive_dead_letters,
     redrive_stream_failures,

@@ -3,6 +3,7 @@
 knobelcup play --url URL --tournament ID --name Anna     (or --token TOKEN to resume)
 knobelcup bot examples/bots/maexchen_honest.py --url URL --tournament ID --count 5
 knobelcup serve ...  /  knobelcup demo ...               (their own options)
+knobelcup admin redrive [--queue stream-failures|progression|all]   (operator repairs)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from cli import admin
 from cli.api_client import DEFAULT_URL, ApiClient, ApiError
 from cli.botkit import (
     BotLoadError,
@@ -49,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
     bot.add_argument("--poll", type=float, default=0.5, help="seconds between looks (0.5)")
 
+    admin.add_admin_parser(commands)
     for name, module in FORWARDED.items():
         commands.add_parser(name, help=f"run {module} (every further argument is its own)")
     return parser
@@ -65,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in FORWARDED:
         return _forward(args[0], args[1:])
     parsed = build_parser().parse_args(args)
+    if parsed.command == "admin":
+        return admin.run(parsed)
     try:
         if parsed.command == "play":
             client = ApiClient(parsed.url)

@@ -389,3 +389,130 @@ def test_every_function_is_built_by_the_makefile_on_the_one_layer(
         )
         assert dry_run.returncode == 0, dry_run.stderr
         assert "build-dir" in dry_run.stdout, target
+
+
+# --- operations: alarms ------------------------------------------------------------------
+# Generic on purpose: a function or a dead-letter queue added later fails here until its
+# alarms are in the template.
+
+ALARM = "AWS::CloudWatch::Alarm"
+TOPIC = {"Ref": "AlarmTopic"}
+
+
+def _alarms(template: dict[str, Any]) -> list[dict[str, Any]]:
+    return [alarm["Properties"] for alarm in _resources(template, ALARM).values()]
+
+
+def _alarm_on(
+    template: dict[str, Any], namespace: str, metric: str, dimension: str, value: Any
+) -> dict[str, Any]:
+    """The one alarm on `metric` of `namespace` for exactly that one dimension."""
+    found = [
+        alarm
+        for alarm in _alarms(template)
+        if alarm["Namespace"] == namespace
+        and alarm["MetricName"] == metric
+        and alarm["Dimensions"] == [{"Name": dimension, "Value": value}]
+    ]
+    assert len(found) == 1, f"{len(found)} alarms on {namespace} {metric} of {value}"
+    return found[0]
+
+
+def _set_aside_queues(template: dict[str, Any]) -> list[str]:
+    return [
+        name
+        for name in _resources(template, "AWS::SQS::Queue")
+        if name.endswith(("DeadLetterQueue", "FailuresQueue"))
+    ]
+
+
+def test_every_alarm_notifies_the_alarm_topic_when_it_fires_and_when_it_is_ok(
+    template: dict[str, Any],
+) -> None:
+    assert _resources(template, "AWS::SNS::Topic").keys() == {"AlarmTopic"}
+    alarms = _alarms(template)
+    assert len(alarms) >= 16
+    for alarm in alarms:
+        assert alarm["AlarmActions"] == [TOPIC], alarm["AlarmName"]
+        assert alarm["OKActions"] == [TOPIC], alarm["AlarmName"]
+        # a queue, function or API that is not used reports no data: that is fine
+        assert alarm["TreatMissingData"] == "notBreaching", alarm["AlarmName"]
+        assert alarm["ComparisonOperator"] == "GreaterThanThreshold", alarm["AlarmName"]
+        assert "docs/operations.md" in alarm["AlarmDescription"], alarm["AlarmName"]
+
+
+def test_alarm_names_are_unique_within_the_stack(template: dict[str, Any]) -> None:
+    names = [alarm["AlarmName"]["Fn::Sub"] for alarm in _alarms(template)]
+    assert all(name.startswith("${AWS::StackName}-") for name in names)
+    assert len(set(names)) == len(names)
+
+
+def test_the_alarm_email_is_subscribed_only_when_it_is_given(template: dict[str, Any]) -> None:
+    parameter = template["Parameters"]["AlarmEmail"]
+    assert parameter["Type"] == "String"
+    assert parameter["Default"] == ""
+    assert template["Conditions"]["HasAlarmEmail"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]
+    }
+    [subscription] = _resources(template, "AWS::SNS::Subscription").values()
+    assert subscription["Condition"] == "HasAlarmEmail"
+    assert subscription["Properties"] == {
+        "TopicArn": TOPIC,
+        "Protocol": "email",
+        "Endpoint": {"Ref": "AlarmEmail"},
+    }
+
+
+def test_every_function_has_an_errors_and_a_throttles_alarm(template: dict[str, Any]) -> None:
+    functions = _resources(template, FUNCTION)
+    assert len(functions) >= 5
+    for name in functions:
+        for metric in ("Errors", "Throttles"):
+            alarm = _alarm_on(template, "AWS/Lambda", metric, "FunctionName", {"Ref": name})
+            assert alarm["Statistic"] == "Sum"
+            assert alarm["Threshold"] == 0  # a single one
+
+
+def test_every_dead_letter_and_failure_queue_has_a_not_empty_alarm(
+    template: dict[str, Any],
+) -> None:
+    queues = _set_aside_queues(template)
+    assert {"StreamFailuresQueue", "ProgressionDeadLetterQueue", "TimeoutDeadLetterQueue"} <= set(
+        queues
+    )
+    for name in queues:
+        alarm = _alarm_on(
+            template,
+            "AWS/SQS",
+            "ApproximateNumberOfMessagesVisible",
+            "QueueName",
+            {"Fn::GetAtt": [name, "QueueName"]},
+        )
+        assert alarm["Statistic"] == "Maximum"
+        assert alarm["Threshold"] == 0  # one message is one step a tournament missed
+
+
+def test_both_stream_readers_have_an_iterator_age_alarm(template: dict[str, Any]) -> None:
+    readers = _stream_sources(template)
+    assert set(readers) == {"PublisherFunction", "TimerFunction"}
+    for name in readers:
+        alarm = _alarm_on(template, "AWS/Lambda", "IteratorAge", "FunctionName", {"Ref": name})
+        assert alarm["Statistic"] == "Maximum"
+        assert 60_000 <= alarm["Threshold"] <= 15 * 60_000  # milliseconds, and minutes
+
+
+def test_the_http_api_has_a_5xx_alarm(template: dict[str, Any]) -> None:
+    apis = _resources(template, "AWS::Serverless::HttpApi")
+    assert apis
+    for name in apis:
+        alarm = _alarm_on(template, "AWS/ApiGateway", "5xx", "ApiId", {"Ref": name})
+        assert alarm["Statistic"] == "Sum"
+
+
+def test_every_alarm_watches_something_the_template_makes(template: dict[str, Any]) -> None:
+    resources = template["Resources"]
+    for alarm in _alarms(template):
+        [dimension] = alarm["Dimensions"]
+        value = dimension["Value"]
+        watched = value["Ref"] if "Ref" in value else value["Fn::GetAtt"][0]
+        assert watched in resources, alarm["AlarmName"]

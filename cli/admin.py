@@ -1,0 +1,191 @@
+"""`knobelcup admin VERB`: repairs for an operator, on AWS or on the local service.
+
+knobelcup admin redrive [--queue stream-failures|progression|all] [--stack knobelcup]
+knobelcup admin redrive --local http://127.0.0.1:PORT     (moto's address `make serve` prints)
+
+Each verb is a `Verb`: its options and what it runs against a `Deployment` (the queues,
+clients and stream readers of one stack). A new verb is one more entry in `VERBS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from infra.redrive import Invoker, Outcome, redrive_dead_letters, redrive_stream_failures
+
+# The queues a redrive empties, by the template's logical ids: dead letters go back to
+# their source queue; stream failures are replayed through the function that failed.
+STREAM_FAILURES = "StreamFailuresQueue"
+DEAD_LETTERS = {"progression": ("ProgressionDeadLetterQueue", "ProgressionQueue")}
+QUEUE_CHOICES = ["stream-failures", *DEAD_LETTERS, "all"]
+LOCAL_PREFIX = "knobelcup"  # the local service's stack (infra.local.service.PREFIX)
+
+
+@dataclass
+class Deployment:
+    """One Knobelcup stack as an operator reaches it."""
+
+    clients: Callable[[str], Any]  # boto3 client by service name
+    queue_urls: dict[str, str]  # logical id → URL
+    invoker: Invoker  # where the stream readers run
+    wait_seconds: int = 1  # SQS long polling; 0 where nothing arrives meanwhile
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One admin command: its options, and what it does with a deployment."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, Deployment], int]
+
+
+def _redrive_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--queue",
+        choices=QUEUE_CHOICES,
+        default="all",
+        help="stream-failures: replay the stream records a reader gave up on; "
+        "progression: ProgressionDeadLetterQueue back to ProgressionQueue (default: all)",
+    )
+    parser.add_argument(
+        "--drop-lost",
+        action="store_true",
+        help="delete stream-failure pointers whose records are past the stream's 24 hours "
+        "(after `knobelcup admin reconcile` repaired their tournaments)",
+    )
+
+
+def redrive(args: argparse.Namespace, deployment: Deployment) -> int:
+    """Redrive the chosen queues; 0 if everything went back, 1 if anything failed or was lost."""
+    sqs = deployment.clients("sqs")
+    urls = deployment.queue_urls
+    outcomes: list[Outcome] = []
+    if args.queue in ("stream-failures", "all"):
+        outcomes.append(
+            redrive_stream_failures(
+                sqs,
+                urls[STREAM_FAILURES],
+                deployment.clients("dynamodbstreams"),
+                deployment.invoker,
+                drop_lost=args.drop_lost,
+                wait_seconds=deployment.wait_seconds,
+            )
+        )
+    for name, (dead_letters, source) in DEAD_LETTERS.items():
+        if args.queue in (name, "all"):
+            outcomes.append(
+                redrive_dead_letters(
+                    sqs,
+                    urls[dead_letters],
+                    urls[source],
+                    name,
+                    wait_seconds=deployment.wait_seconds,
+                )
+            )
+    for outcome in outcomes:
+        print("\n".join(outcome.report()))
+    return 0 if all(outcome.clean for outcome in outcomes) else 1
+
+
+VERBS: dict[str, Verb] = {
+    "redrive": Verb(
+        "put set-aside work back: stream failures through their function, dead letters "
+        "into their source queue",
+        _redrive_arguments,
+        redrive,
+    ),
+}
+
+
+def add_admin_parser(commands: Any) -> None:
+    """`admin` and its verbs, under the main parser's subcommands."""
+    admin = commands.add_parser("admin", help="operator repairs (redrive), on AWS or locally")
+    verbs = admin.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for name, verb in VERBS.items():
+        parser = verbs.add_parser(name, help=verb.help)
+        verb.add_arguments(parser)
+        where = parser.add_mutually_exclusive_group()
+        where.add_argument(
+            "--stack", default="knobelcup", help="the CloudFormation stack (default knobelcup)"
+        )
+        where.add_argument(
+            "--local",
+            metavar="AWS_ENDPOINT",
+            help="the local service instead: the moto address `make serve` prints",
+        )
+        parser.add_argument("--region", help="the stack's AWS region (default: boto3's)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the verb against AWS or the local service."""
+    verb = VERBS[args.verb]
+    try:
+        with _deployment(args) as deployment:
+            return verb.run(args, deployment)
+    except LookupError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+@contextmanager
+def _deployment(args: argparse.Namespace) -> Iterator[Deployment]:
+    if args.local:
+        with local_deployment(args.local) as deployment:
+            yield deployment
+    else:
+        yield aws_deployment(args.stack, args.region)
+
+
+def aws_deployment(stack: str, region: str | None = None) -> Deployment:
+    """A deployed stack: queue URLs from its outputs, stream readers run by Lambda."""
+    import boto3  # noqa: PLC0415
+
+    from infra.lambda_invoker import LambdaInvoker  # noqa: PLC0415
+    from infra.local.event_filters import passes  # noqa: PLC0415
+
+    session = boto3.session.Session(region_name=region)
+    described = session.client("cloudformation").describe_stacks(StackName=stack)
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in described["Stacks"][0].get("Outputs", [])}
+    queue_urls = {
+        key.removesuffix("Url"): value for key, value in outputs.items() if key.endswith("QueueUrl")
+    }
+    needed = [STREAM_FAILURES, *(q for pair in DEAD_LETTERS.values() for q in pair)]
+    missing = [q for q in needed if q not in queue_urls]
+    if missing:
+        raise LookupError(f"stack {stack} has no output {', '.join(m + 'Url' for m in missing)}")
+    return Deployment(session.client, queue_urls, LambdaInvoker(session.client("lambda"), passes))
+
+
+@contextmanager
+def local_deployment(endpoint: str, prefix: str = LOCAL_PREFIX) -> Iterator[Deployment]:
+    """The local service behind moto's `endpoint`: its queues by name, the stream readers'
+    handlers run in this process, wired to that stack."""
+    import boto3  # noqa: PLC0415
+
+    from infra.local.fake_aws import fake_aws  # noqa: PLC0415
+
+    quiet = {"POWERTOOLS_METRICS_DISABLED": "true", "POWERTOOLS_LOG_LEVEL": "WARNING"}
+    with fake_aws(endpoint, **quiet):
+        # imported only now: the functions read the environment when imported
+        from infra.local.redrive import (  # noqa: PLC0415
+            InProcessInvoker,
+            stream_reader_handlers,
+            unwire_stream_readers,
+            wire_stream_readers,
+        )
+
+        sqs = boto3.client("sqs")
+        needed = [STREAM_FAILURES, *(q for pair in DEAD_LETTERS.values() for q in pair)]
+        queue_urls = {q: sqs.get_queue_url(QueueName=f"{prefix}-{q}")["QueueUrl"] for q in needed}
+        clients = {"events": boto3.client("events"), "scheduler": boto3.client("scheduler")}
+        wire_stream_readers(prefix, clients)
+        try:
+            yield Deployment(boto3.client, queue_urls, InProcessInvoker(stream_reader_handlers()))
+        finally:
+            unwire_stream_readers()

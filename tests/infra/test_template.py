@@ -256,6 +256,29 @@ def test_the_progression_queue_outlasts_six_function_timeouts_and_has_a_redrive(
     assert dead_letters != "ProgressionQueue"
 
 
+# --- deadlines: failed timeouts kept, the sweeper and its index -------------------------
+
+
+def test_a_timeout_that_keeps_failing_is_kept_in_a_queue_not_dropped(
+    template: dict[str, Any],
+) -> None:
+    config = _properties(template, "TimeoutFunction")["EventInvokeConfig"]
+    # explicit, not Lambda's default; retried a little, the sweeper is the backstop
+    assert config["MaximumRetryAttempts"] == 2
+    assert 60 <= config["MaximumEventAgeInSeconds"] <= 21_600
+    on_failure = config["DestinationConfig"]["OnFailure"]
+    assert on_failure["Type"] == "SQS"  # SAM grants sqs:SendMessage only when it is given
+    assert on_failure["Destination"] == {"Fn::GetAtt": ["TimeoutFailuresQueue", "Arn"]}
+    queue = template["Resources"]["TimeoutFailuresQueue"]
+    assert queue["Type"] == "AWS::SQS::Queue"
+    assert queue["Properties"]["MessageRetentionPeriod"] == 1_209_600  # the most SQS keeps
+    assert template["Outputs"]["TimeoutFailuresQueueUrl"]["Value"] == {
+        "Ref": "TimeoutFailuresQueue"
+    }
+    # Scheduler's undeliverable events keep their own queue: a different record shape
+    assert "OnSuccess" not in config["DestinationConfig"]
+
+
 # --- permissions -------------------------------------------------------------------------
 
 

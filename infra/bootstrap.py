@@ -58,18 +58,20 @@ def build_services(
     )
     return Services(
         tournaments=TournamentService(repository, clock, settings.retention_seconds),
-        turns=TurnService(repository, dice if dice is not None else SecretDice()),
+        turns=TurnService(repository, dice if dice is not None else SecretDice(), clock),
     )
 
 
-def build_progression(settings: Settings, *, client: Any = None) -> ProgressionService:
+def build_progression(
+    settings: Settings, *, client: Any = None, clock: Clock = time.time
+) -> ProgressionService:
     """The progression consumer's service over `client` (DynamoDB)."""
     from infra.progression import ProgressionService  # noqa: PLC0415
 
     store = ProgressStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
-    return ProgressionService(store)
+    return ProgressionService(store, clock)
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:

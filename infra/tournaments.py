@@ -29,6 +29,7 @@ from core.bracket import (
 from core.match import Seating
 from core.options import options_dict
 from core.registry import get_game
+from infra.deadlines import seated_at
 from infra.errors import Forbidden, NotFound, Unauthorized, WrongStatus
 from infra.progress_store import ProgressStore
 from infra.records import PlayerRecord, Status, TournamentRecord
@@ -244,8 +245,9 @@ class TournamentService:
                 placed.append(player)
         self._repository.put_players(placed)
         stored = self._repository.existing_tables(tournament.id, [str(d.table) for d in decisions])
+        now = self._clock()  # the first deadlines run from the seating
         self._repository.put_new_tables(
-            self._round_one_table(tournament, players, decision)
+            seated_at(self._round_one_table(tournament, players, decision), now)
             for decision in decisions
             if str(decision.table) not in stored
         )

@@ -110,7 +110,7 @@ def start_local_stack(
     publisher_app.publisher.use(build_publisher(settings, client=faulty(events, "publisher")))
     timers_app.timers.use(build_timers(settings, client=faulty(scheduler, "timers")))
     progression_app.progression.use(
-        build_progression(settings, client=faulty(counted, "progression"))
+        build_progression(settings, client=faulty(counted, "progression"), clock=clock)
     )
     timeout_app.services.use(
         build_services(settings, client=faulty(counted, "timeout"), dice=dice, clock=clock)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from infra.deadlines import INDEX, SHARDS
 from infra.local.event_filters import matches
 from infra.local.provision import TEMPLATE_PATH, load_template
 
@@ -277,6 +278,21 @@ def test_a_timeout_that_keeps_failing_is_kept_in_a_queue_not_dropped(
     }
     # Scheduler's undeliverable events keep their own queue: a different record shape
     assert "OnSuccess" not in config["DestinationConfig"]
+
+
+def test_the_deadline_index_is_the_one_the_code_queries(template: dict[str, Any]) -> None:
+    table = _properties(template, "KnobelcupTable")
+    [index] = table["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == INDEX
+    assert index["KeySchema"] == [
+        {"AttributeName": "due_shard", "KeyType": "HASH"},
+        {"AttributeName": "due_at", "KeyType": "RANGE"},
+    ]
+    # keys only: a turn changes no projected attribute, so it never writes the index
+    assert index["Projection"] == {"ProjectionType": "KEYS_ONLY"}
+    types = {a["AttributeName"]: a["AttributeType"] for a in table["AttributeDefinitions"]}
+    assert types == {"pk": "S", "sk": "S", "due_shard": "S", "due_at": "N"}
+    assert [f"D#{n}" for n in range(16)] == SHARDS
 
 
 # --- permissions -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from infra.turns import TurnService
 if TYPE_CHECKING:  # each function imports only what it runs: shorter cold starts
     from infra.progression import ProgressionService
     from infra.publisher import EventPublisher
+    from infra.sweeper import DeadlineSweeper
     from infra.timers import TurnTimers
 
 
@@ -88,3 +89,21 @@ def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:
     from infra.timers import TurnTimers  # noqa: PLC0415
 
     return TurnTimers(client if client is not None else aws_client("scheduler"), settings)
+
+
+def build_sweeper(
+    settings: Settings,
+    *,
+    client: Any = None,
+    dice: DiceSource | None = None,
+    clock: Clock = time.time,
+) -> DeadlineSweeper:
+    """The deadline sweeper over `client` (DynamoDB): the deadline index and the turn
+    service that plays the timeouts it finds."""
+    from infra.sweeper import DeadlineStore, DeadlineSweeper  # noqa: PLC0415
+
+    store = DeadlineStore(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
+    )
+    turns = TurnService(store, dice if dice is not None else SecretDice(), clock)
+    return DeadlineSweeper(store, turns, clock)

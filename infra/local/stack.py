@@ -2,8 +2,8 @@
 wired to them, and `LocalDelivery` playing Lambda's and Scheduler's part.
 
 Works against in-process moto (`mock_aws`) and moto's server alike: the clients go
-wherever the environment points boto3. `crash` makes the publisher, timer, progression
-and timeout functions die around their writes (see `infra.local.faults`).
+wherever the environment points boto3. `crash` makes the publisher, timer, progression,
+timeout and sweeper functions die around their writes (see `infra.local.faults`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import boto3
 
 from functions.progression import app as progression_app
 from functions.publisher import app as publisher_app
+from functions.sweeper import app as sweeper_app
 from functions.timeout import app as timeout_app
 from functions.timers import app as timers_app
 from functions.wiring import use_services
@@ -24,6 +25,7 @@ from infra.bootstrap import (
     build_progression,
     build_publisher,
     build_services,
+    build_sweeper,
     build_timers,
 )
 from infra.dice import DiceSource
@@ -115,6 +117,9 @@ def start_local_stack(
     timeout_app.services.use(
         build_services(settings, client=faulty(counted, "timeout"), dice=dice, clock=clock)
     )
+    sweeper_app.sweeper.use(
+        build_sweeper(settings, client=faulty(counted, "sweeper"), dice=dice, clock=clock)
+    )
     stream_arn = dynamodb.describe_table(TableName=settings.table_name)["Table"]["LatestStreamArn"]
     tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn)
     delivery = LocalDelivery(
@@ -173,3 +178,4 @@ def stop_local_stack() -> None:
     timers_app.timers.use(None)
     progression_app.progression.use(None)
     timeout_app.services.use(None)
+    sweeper_app.sweeper.use(None)

@@ -18,6 +18,7 @@ import pytest
 from infra.deadlines import INDEX, SHARDS
 from infra.local.event_filters import matches
 from infra.local.provision import TEMPLATE_PATH, load_template
+from infra.sweeper import MARGIN_SECONDS
 
 FUNCTION = "AWS::Serverless::Function"
 TABLE_STREAM = {"Fn::GetAtt": ["KnobelcupTable", "StreamArn"]}
@@ -295,6 +296,45 @@ def test_the_deadline_index_is_the_one_the_code_queries(template: dict[str, Any]
     assert [f"D#{n}" for n in range(16)] == SHARDS
 
 
+def test_the_sweeper_runs_every_minute_and_ends_before_the_next_run(
+    template: dict[str, Any],
+) -> None:
+    function = _properties(template, "SweeperFunction")
+    assert function["Handler"] == "functions.sweeper.app.lambda_handler"
+    [event] = function["Events"].values()
+    assert event["Type"] == "Schedule"
+    assert event["Properties"]["Schedule"] == "rate(1 minute)"
+    # the run stops MARGIN_SECONDS before its timeout, so runs do not overlap
+    assert function["Timeout"] < 60
+    assert function["Timeout"] - MARGIN_SECONDS >= 30
+    # a failed run is not retried: the next comes a minute later
+    assert function["EventInvokeConfig"] == {
+        "MaximumRetryAttempts": 0,
+        "MaximumEventAgeInSeconds": 60,
+    }
+
+
+def test_the_sweeper_may_query_the_index_and_write_table_items_nothing_more(
+    template: dict[str, Any],
+) -> None:
+    by_sid = {
+        statement["Sid"]: statement
+        for name, statement in _statements(template)
+        if name == "SweeperFunction"
+    }
+    assert set(by_sid) == {"DeadlineIndex", "KnobelcupTableItems"}
+    assert _actions(by_sid["DeadlineIndex"]) == ["dynamodb:Query"]
+    assert by_sid["DeadlineIndex"]["Resource"] == {
+        "Fn::Sub": "${KnobelcupTable.Arn}/index/" + INDEX
+    }
+    assert sorted(_actions(by_sid["KnobelcupTableItems"])) == [
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+    ]
+    assert by_sid["KnobelcupTableItems"]["Resource"] == {"Fn::GetAtt": ["KnobelcupTable", "Arn"]}
+
+
 # --- permissions -------------------------------------------------------------------------
 
 
@@ -326,6 +366,7 @@ def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]
         "TimerFunction",
         "ProgressionFunction",
         "TimeoutFunction",
+        "SweeperFunction",
         "SchedulerRole",
     }
     for name, statement in statements:

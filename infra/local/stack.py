@@ -1,5 +1,6 @@
 """The whole service off AWS: the template's table and messaging on moto, every handler
-wired to them, and `LocalDelivery` playing Lambda's and Scheduler's part.
+wired to them, and `LocalDelivery` playing Lambda's and Scheduler's part (the deadline
+sweeper's `rate(1 minute)` included).
 
 Works against in-process moto (`mock_aws`) and moto's server alike: the clients go
 wherever the environment points boto3. `crash` makes the publisher, timer, progression,
@@ -33,6 +34,7 @@ from infra.local.delivery import (
     Deliveries,
     LocalDelivery,
     QueueReader,
+    RateSchedule,
     ScheduleFirer,
     StreamTap,
 )
@@ -44,6 +46,7 @@ from infra.settings import Settings
 from infra.tournaments import Clock
 
 ACCOUNT = "123456789012"
+SWEEP_SECONDS = 60.0  # the template's rate(1 minute)
 REGION = "eu-central-1"
 OBSERVER_PATTERN = {"source": ["knobelcup"]}
 
@@ -147,6 +150,7 @@ def start_local_stack(
             "timeout",
             deliveries,
         ),
+        sweeps=RateSchedule(sweeper_app.lambda_handler, "sweeper", SWEEP_SECONDS),
     )
     observer_queue = _observe(events, sqs, messaging.bus, prefix) if observer else ""
     return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue)

@@ -9,6 +9,7 @@ dropped them or TimeoutFunction had failed past its retries.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,9 @@ from functions.sweeper import app as sweeper_app
 from infra.deadlines import GRACE_SECONDS, INDEX, SHARDS
 from infra.dice import PlaceSeededDice
 from infra.local.bots import Bot, BotTournament
+from infra.local.delivery import RateSchedule
 from infra.local.lambda_events import HttpAnswer, LocalContext, invoke_http
+from infra.local.service import DeliveryRunner
 from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
 from infra.sweeper import DeadlineStore, DeadlineSweeper
 from infra.table_item import TableRecord
@@ -294,3 +297,64 @@ def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
     assert (rest.visited, rest.timed_out, rest.complete) == (1, 1, True), "the one left over"
     versions = sorted(cup.table(f"R1-{n}").version for n in (1, 2, 3))
     assert versions == [1, 1, 1]
+
+
+def test_the_local_delivery_runs_the_sweeper_every_minute(cup: Any) -> None:
+    cup = cup()
+    cup.lose_deadlines()
+    due = cup.clock.now = cup.table().deadline + GRACE_SECONDS  # the sweeper's clock too
+    delivery = cup.stack.delivery
+
+    assert delivery.sweep_due(due) is True
+    assert cup.table().version == 1, "the real handler ran on the stack"
+    assert delivery.sweep_due(due + 59) is False
+    assert delivery.sweep_due(due + 60) is True
+    assert delivery.sweeps is not None and delivery.sweeps.runs == 2
+
+
+def test_a_rate_schedule_runs_once_per_period_and_survives_a_failing_run() -> None:
+    runs: list[dict[str, Any]] = []
+
+    def handler(event: dict[str, Any], context: Any) -> None:
+        runs.append(event)
+        if len(runs) == 2:
+            raise RuntimeError("a failed run")
+
+    every_minute = RateSchedule(handler, "sweeper", 60)
+    assert [every_minute.run_due(t) for t in (100, 130, 159.9, 160, 220, 221)] == [
+        True,
+        False,
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert (every_minute.runs, every_minute.failures) == (3, 1)
+    assert runs[0]["detail-type"] == "Scheduled Event"
+    assert runs[0]["time"] == "1970-01-01T00:01:40Z"
+
+
+def test_the_served_stacks_runner_sweeps() -> None:
+    """`make serve`'s runner asks for a sweep on every pass; the rate decides if one runs."""
+    swept = threading.Event()
+
+    class NoSchedules:
+        def fire_due(self, now: float) -> int:
+            return 0
+
+    class Delivery:
+        schedules = NoSchedules()
+
+        def poll(self) -> int:
+            return 0
+
+        def sweep_due(self, now: float) -> bool:
+            swept.set()
+            return True
+
+    runner = DeliveryRunner(Delivery(), clock=lambda: 0.0)  # type: ignore[arg-type]
+    runner.start()
+    try:
+        assert swept.wait(timeout=30)
+    finally:
+        runner.stop()

@@ -52,7 +52,8 @@ $(SAM_STAMP): Makefile
 # Lambda's code and layer directories are read-only, so Python cannot cache bytecode
 # there: without compileall every cold start would compile every module from source.
 # unchecked-hash .pyc files stay valid whatever timestamps the zip gives the sources.
-FUNCTIONS := ApiFunction PublisherFunction TimerFunction ProgressionFunction TimeoutFunction JobFunction
+FUNCTIONS := ApiFunction PublisherFunction TimerFunction ProgressionFunction TimeoutFunction \
+	SweeperFunction JobFunction
 BUILD_FUNCTIONS := $(addprefix build-,$(FUNCTIONS))
 COMPILE := $(PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash
 

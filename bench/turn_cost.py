@@ -9,7 +9,7 @@ moto, exactly as `tests/api` does. Only `POST .../actions` calls are measured:
 
 1. DynamoDB calls per action, counted on the client, and the capacity units DynamoDB
    would charge for them, computed from item sizes (moto's ConsumedCapacity is a fixed
-   fake); the table item's size over its life.
+   fake), the deadline index's writes included; the table item's size over its life.
 2. The handler's in-process time per action, with the time spent inside moto (and, as a
    second figure, inside the whole DynamoDB client) subtracted.
 3. The cold import of the handler module plus building its services (the DynamoDB
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import math
 import os
 import platform
@@ -58,6 +59,7 @@ from infra.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_NAME = "knobelcup"
 NOW = 1_800_000_000.0
+CLOCK_STEP = 2.5  # seconds per clock reading
 API_DEFAULT_TABLE_SIZE = 6  # CreateTournament.table_size's default
 
 TARGET_RCU = 1
@@ -156,7 +158,8 @@ class Tally:
 
     calls: Counter[str] = field(default_factory=Counter)
     rcu: int = 0
-    wcu: int = 0
+    wcu: int = 0  # the table's and its index's
+    index_wcu: int = 0  # of which the deadline index's
     client_seconds: float = 0.0  # inside the client: botocore's work plus moto's
     moto_seconds: float = 0.0  # inside moto alone (botocore's before-send hook)
 
@@ -175,6 +178,8 @@ class DynamoMeter:
         self.tally = Tally()
         # the last size seen of every item, to charge a PutItem for the larger version
         self._sizes: dict[tuple[str, str], int] = {}
+        # the last deadline index key seen of every item (None: not in the index)
+        self._index_keys: dict[tuple[str, str], tuple[str, str] | None] = {}
         # table item -> version -> size, from every table item written or read
         self.table_sizes: defaultdict[str, dict[int, int]] = defaultdict(dict)
         self._send_started = 0.0
@@ -219,7 +224,9 @@ class DynamoMeter:
         elif operation == "PutItem":
             item = params["Item"]
             size = item_size(item)
-            self.tally.wcu += write_units(self._sizes.get(_key(item), 0), size)
+            index = index_write_units(self._index_keys.get(_key(item)), _index_key(item))
+            self.tally.wcu += write_units(self._sizes.get(_key(item), 0), size) + index
+            self.tally.index_wcu += index
             self._seen(item, size)
         elif operation == "BatchWriteItem":  # the start seats every table this way
             for requests in params["RequestItems"].values():
@@ -230,12 +237,29 @@ class DynamoMeter:
 
     def _seen(self, item: Mapping[str, Any], size: int) -> None:
         self._sizes[_key(item)] = size
+        self._index_keys[_key(item)] = _index_key(item)
         if item.get("sk", {}).get("S") == "TABLE" and "version" in item:
             self.table_sizes[item["pk"]["S"]][int(item["version"]["N"])] = size
 
 
 def _key(item: Mapping[str, Any]) -> tuple[str, str]:
     return item["pk"]["S"], item["sk"]["S"]
+
+
+def _index_key(item: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The item's key in the deadline index, None if it is not in it (sparse)."""
+    if "due_shard" in item and "due_at" in item:
+        return item["due_shard"]["S"], item["due_at"]["N"]
+    return None
+
+
+def index_write_units(old: tuple[str, str] | None, new: tuple[str, str] | None) -> int:
+    """WCU a table write costs the KEYS_ONLY deadline index (its entries are far under
+    1 KB): none if the index key stays (nothing projected changes), one to put or delete
+    an entry, two to change its key (delete the old entry, put the new one)."""
+    if old == new:
+        return 0
+    return 1 if old is None or new is None else 2
 
 
 # --- playing tables through the handler -----------------------------------------------
@@ -248,7 +272,8 @@ class ActionCost:
     kind: str
     calls: Counter[str]
     rcu: int
-    wcu: int
+    wcu: int  # the table's and the deadline index's
+    index_wcu: int
     handler_seconds: float
     client_seconds: float
     moto_seconds: float
@@ -334,13 +359,18 @@ def play_round_one(game: str, tables: int, table_size: int, seed: int) -> TableR
         create_tables(client, names={"KnobelcupTable": TABLE_NAME})
         meter = DynamoMeter(client)
         label = f"{seed}-{game}-{table_size}"
+        ticks = itertools.count()
+
+        def clock() -> float:
+            # time passes: every reading is CLOCK_STEP later, so each action writes a new
+            # deadline, as it does in play
+            return NOW + CLOCK_STEP * next(ticks)
+
         use_services(
-            build_services(
-                Settings.from_env(), client=client, dice=SeededDice(label), clock=lambda: NOW
-            )
+            build_services(Settings.from_env(), client=client, dice=SeededDice(label), clock=clock)
         )
         try:
-            api = Api(jobs=build_jobs(Settings.from_env(), client=client))
+            api = Api(jobs=build_jobs(Settings.from_env(), client=client, clock=clock))
             tournament, seating, tokens = _start(api, game, tables * table_size, table_size)
             rng = random.Random(label)
             actions: list[ActionCost] = []
@@ -421,6 +451,7 @@ def _play_table(
             calls=tally.calls,
             rcu=tally.rcu,
             wcu=tally.wcu,
+            index_wcu=tally.index_wcu,
             handler_seconds=elapsed,
             client_seconds=tally.client_seconds,
             moto_seconds=tally.moto_seconds,
@@ -472,6 +503,11 @@ def report_run(run: TableRun) -> None:
     print(
         f"    WCU per action: {_units(wcu)}   "
         f"target ≤ {TARGET_WCU}: {_verdict(max(wcu) <= TARGET_WCU)} (WCU {shares})"
+    )
+    index = [a.index_wcu for a in actions]
+    print(
+        f"    of which deadline index WCU per action: {_units(index)} "
+        f"({sum(1 for units in index if units) / count:.1%} of actions write it)"
     )
     lives = list(run.table_sizes.values())
     sizes = [size for versions in lives for size in versions.values()]

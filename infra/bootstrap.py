@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # each function imports only what it runs: shorter cold start
     from infra.jobs import JobRunner
     from infra.progression import ProgressionService
     from infra.publisher import EventPublisher
+    from infra.sweeper import DeadlineSweeper
     from infra.timers import TurnTimers
 
 
@@ -59,25 +60,27 @@ def build_services(
     )
     return Services(
         tournaments=TournamentService(repository, clock, settings.retention_seconds),
-        turns=TurnService(repository, dice if dice is not None else SecretDice()),
+        turns=TurnService(repository, dice if dice is not None else SecretDice(), clock),
     )
 
 
-def build_progression(settings: Settings, *, client: Any = None) -> ProgressionService:
+def build_progression(
+    settings: Settings, *, client: Any = None, clock: Clock = time.time
+) -> ProgressionService:
     """The progression consumer's service over `client` (DynamoDB)."""
     from infra.progression import ProgressionService  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return ProgressionService(store)
+    return ProgressionService(store, clock)
 
 
-def build_jobs(settings: Settings, *, client: Any = None) -> JobRunner:
+def build_jobs(settings: Settings, *, client: Any = None, clock: Clock = time.time) -> JobRunner:
     """The lifecycle jobs' runner over `client` (DynamoDB)."""
     from infra.jobs import JobRunner  # noqa: PLC0415
     from infra.start_job import StartJob  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return JobRunner(store, {"start": StartJob(store)})
+    return JobRunner(store, {"start": StartJob(store, clock)})
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:
@@ -94,3 +97,21 @@ def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:
     from infra.timers import TurnTimers  # noqa: PLC0415
 
     return TurnTimers(client if client is not None else aws_client("scheduler"), settings)
+
+
+def build_sweeper(
+    settings: Settings,
+    *,
+    client: Any = None,
+    dice: DiceSource | None = None,
+    clock: Clock = time.time,
+) -> DeadlineSweeper:
+    """The deadline sweeper over `client` (DynamoDB): the deadline index and the turn
+    service that plays the timeouts it finds."""
+    from infra.sweeper import DeadlineStore, DeadlineSweeper  # noqa: PLC0415
+
+    store = DeadlineStore(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
+    )
+    turns = TurnService(store, dice if dice is not None else SecretDice(), clock)
+    return DeadlineSweeper(store, turns, clock)

@@ -14,6 +14,9 @@ items. The events for outside subscribers come from those items through the stre
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from core.bracket import (
     BracketPlan,
     ByeGiven,
@@ -30,6 +33,7 @@ from core.bracket.completion import completion_path
 from core.bracket.progression import Exit
 from core.match import Seating
 from core.outcome import Outcome, Placement
+from infra.deadlines import seated_at
 from infra.errors import NotFound
 from infra.events import TableFinished
 from infra.progress_store import ProgressStore
@@ -45,8 +49,9 @@ class StartNotFinished(InvalidBracket):
 class ProgressionService:
     """Moves a running tournament on, one finished table at a time."""
 
-    def __init__(self, store: ProgressStore) -> None:
+    def __init__(self, store: ProgressStore, clock: Callable[[], float] = time.time) -> None:
         self._store = store
+        self._clock = clock  # a seated table's first deadline runs from its seating
         # what progression reads of a tournament never changes once it runs
         self._running: dict[str, TournamentRecord] = {}
 
@@ -128,18 +133,17 @@ class ProgressionService:
             return
         ref = str(decision.table)
         players = {p.id: p for p in self._store.get_players(tournament.id, decision.players)}
-        self._store.seat_table(
-            TableRecord(
-                tournament=tournament.id,
-                ref=ref,
-                seating=Seating(
-                    tournament.game, decision.players, tournament.options, decision.survivors
-                ),
-                token_hashes=tuple(players[p].token_hash for p in decision.players),
-                expires_at=tournament.expires_at,
-                final=decision.final,
-            )
+        table = TableRecord(
+            tournament=tournament.id,
+            ref=ref,
+            seating=Seating(
+                tournament.game, decision.players, tournament.options, decision.survivors
+            ),
+            token_hashes=tuple(players[p].token_hash for p in decision.players),
+            expires_at=tournament.expires_at,
+            final=decision.final,
         )
+        self._store.seat_table(seated_at(table, self._clock()))
         for player in decision.players:
             self._store.move_player(tournament.id, player, ref, decision.table.round)
 

@@ -18,11 +18,13 @@ turn played on an early table is never lost to a fresh seating.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
 
 from core.bracket import ByeGiven, InvalidBracket, SeatTable, first_round_tables, seeded_order
 from core.match import Seating
+from infra.deadlines import seated_at
 from infra.job_store import ORDER_CHUNK, JobStore, chunked
 from infra.jobs import NextStep
 from infra.records import JobState, PlayerRecord, Status, TournamentRecord
@@ -33,6 +35,7 @@ ORDER = "ORDER"
 ROSTER_PAGE = 5_000  # ids a query page; a step reads `ROSTER_PAGES` of them
 ROSTER_PAGES = 4
 SEAT_TABLES = 1_000  # round-1 tables a step seats: about 6,000 players at tables of 6
+Clock = Callable[[], float]
 
 
 def begin(seeding: str) -> JobState:
@@ -46,9 +49,15 @@ class StartJob:
     name = "start"
 
     def __init__(
-        self, store: JobStore, *, seat_tables: int = SEAT_TABLES, roster_page: int = ROSTER_PAGE
+        self,
+        store: JobStore,
+        clock: Clock,
+        *,
+        seat_tables: int = SEAT_TABLES,
+        roster_page: int = ROSTER_PAGE,
     ) -> None:
         self._store = store
+        self._clock = clock
         self._seat_tables = seat_tables
         self._roster_page = roster_page
 
@@ -153,8 +162,9 @@ class StartJob:
         self._store.put_players(placed)
         refs = [str(d.table) for d in decisions]
         stored = self._store.existing_tables(tournament.id, refs)
+        now = self._clock()  # the first deadlines run from the seating
         self._store.put_new_tables(
-            _round_one_table(tournament, players, decision)
+            seated_at(_round_one_table(tournament, players, decision), now)
             for decision in decisions
             if str(decision.table) not in stored
         )

@@ -9,6 +9,7 @@ boto3's generic serializer costs more than the rest of a turn's Python work.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from core.actions import Action, Announce, BlindReroll, Concede, Doubt, Stop, Th
 from core.match import Move, Seating
 
 TABLE_SORT_KEY = "TABLE"
+DUE_SHARDS = 16  # partition keys of the deadline index (infra.deadlines)
 _MOVE = re.compile(r"([a-z])([0-9]*)")
 
 _CODES: dict[type, str] = {
@@ -43,6 +45,21 @@ _SIMPLE: dict[str, Action] = {
 def table_key(tournament: str, ref: str) -> dict[str, dict[str, str]]:
     """The item key of table `ref` (such as `R1-3`) of `tournament`."""
     return {"pk": {"S": f"T#{tournament}#TABLE#{ref}"}, "sk": {"S": TABLE_SORT_KEY}}
+
+
+def table_of(pk: str) -> tuple[str, str]:
+    """(tournament, ref) from a table item's `pk`: the inverse of `table_key`."""
+    parts = pk.split("#", 3)
+    if len(parts) != 4 or parts[0] != "T" or parts[2] != "TABLE":
+        raise ValueError(f"not a table key: {pk}")
+    return parts[1], parts[3]
+
+
+def due_shard(tournament: str, ref: str) -> str:
+    """The table's partition in the deadline index, fixed for its life: `D#0` to `D#15`.
+    From SHA-256 rather than Python's `hash`, which is salted per process."""
+    digest = hashlib.sha256(f"{tournament}#{ref}".encode()).digest()
+    return f"D#{int.from_bytes(digest[:4], 'big') % DUE_SHARDS}"
 
 
 def encode_moves(moves: Sequence[Move]) -> str:
@@ -87,6 +104,11 @@ class TableRecord:
     expires_at: int = 0
     final: bool = False
     bye: bool = False  # a lone player's table: over from the start, nothing to play
+    # when this version times out (epoch s); 0 once over (infra.deadlines)
+    deadline: int = 0
+    # the deadline index's sort key: set at the seating, then moved only by the sweeper
+    # (0: not in the index)
+    due_at: int = 0
 
     @property
     def version(self) -> int:
@@ -129,6 +151,11 @@ def to_item(record: TableRecord) -> dict[str, Any]:
         item["ranking"] = {"S": " ".join(record.ranking)}
     if record.expires_at:
         item["expires_at"] = {"N": str(record.expires_at)}
+    if record.deadline and not record.over:
+        item["deadline"] = {"N": str(record.deadline)}
+    if record.due_at:
+        item["due_shard"] = {"S": due_shard(record.tournament, record.ref)}
+        item["due_at"] = {"N": str(record.due_at)}
     return item
 
 
@@ -154,6 +181,8 @@ def from_item(item: dict[str, Any]) -> TableRecord:
         expires_at=int(item["expires_at"]["N"]) if "expires_at" in item else 0,
         final="final" in item,
         bye=item["status"]["S"] == "bye",
+        deadline=int(item["deadline"]["N"]) if "deadline" in item else 0,
+        due_at=int(item["due_at"]["N"]) if "due_at" in item else 0,
     )
 
 

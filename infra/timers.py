@@ -17,13 +17,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from core.options import TableOptions
+from infra.deadlines import turn_timeout
 from infra.publisher import StreamChange
 from infra.repository import code_of
 from infra.settings import Settings
 from infra.table_item import from_item
 
-DEFAULT_TURN_TIMEOUT = TableOptions().turn_timeout_seconds  # RULES.md §4; stored options carry it
 _GONE = {"ResourceNotFoundException"}
 _THERE = {"ConflictException"}
 
@@ -59,9 +58,7 @@ class TurnTimers:
         if previous == table.version:
             return  # a repeated write: its schedule exists already
         if not table.over:
-            timeout = table.seating.options.get("turn_timeout_seconds")
-            if not isinstance(timeout, int):
-                timeout = DEFAULT_TURN_TIMEOUT
+            timeout = turn_timeout(table.seating.options)
             self.schedule(table.tournament, table.ref, table.version, change.at + timeout)
         if previous is not None:
             self.cancel(table.tournament, table.ref, previous)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +23,7 @@ from core.events import Event, PlayerId
 from core.match import Move, actor, replay, replay_log, replay_step
 from core.protocol import Game
 from core.registry import get_game
+from infra.deadlines import deadline_after
 from infra.dice import DiceSource
 from infra.errors import (
     Forbidden,
@@ -47,9 +49,12 @@ def idempotency_key_hash(key: str) -> str:
 class TurnService:
     """Table reads and actions for players and spectators."""
 
-    def __init__(self, repository: Repository, dice: DiceSource) -> None:
+    def __init__(
+        self, repository: Repository, dice: DiceSource, clock: Callable[[], float] = time.time
+    ) -> None:
         self._repository = repository
         self._dice = dice
+        self._clock = clock  # each version's deadline runs from its write
         # (tournament, table, version) -> state: a warm function skips the replay
         self._states: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
 
@@ -104,7 +109,19 @@ class TurnService:
         version and does nothing. Returns whether a timeout was applied.
         """
         table = self._repository.get_table(tournament, ref)
-        if table is None or table.bye or table.over or table.version != version:
+        if table is None or table.version != version:
+            return False
+        return self.apply_timeout(table)
+
+    def apply_timeout(self, table: TableRecord, *, move_due: bool = False) -> bool:
+        """RULES.md §4 for whoever is to act at `table` as it was just read; saved only if
+        the table is still at that version. Returns whether a timeout was applied.
+
+        The one way a timeout is played, for a schedule's firing and the sweeper alike.
+        `move_due` (the sweeper) also moves the table's `due_at` in the deadline index to
+        the new deadline, in the same write, so that its next run need not visit it.
+        """
+        if table.bye or table.over:
             return False
         game = get_game(table.seating.game)
         state = self._state(table)
@@ -119,6 +136,7 @@ class TurnService:
                 player=player,
                 action=Timeout(),
                 last_keys=table.last_keys,
+                move_due=move_due,
             )
         except StaleVersion:
             return False  # the player acted in the meantime
@@ -187,16 +205,23 @@ class TurnService:
         player: PlayerId,
         action: Action,
         last_keys: dict[int, tuple[str, int]],
+        move_due: bool = False,
     ) -> tuple[TableRecord, Any, tuple[Event, ...]]:
         """Draw the dice, apply `action` and save, conditional on the loaded version."""
         needed = game.dice_needed(state, action)
         rolled = self._dice.roll(needed, at=f"{table.ref}@{table.version}")
         state, events = game.apply(state, player, action, rolled)
+        over = game.is_over(state)
+        deadline = 0 if over else deadline_after(self._clock(), table.seating.options)
         played = replace(
             table,
             moves=[*table.moves, Move(action, rolled)],
             last_keys=last_keys,
-            ranking=game.outcome(state).ranking if game.is_over(state) else (),
+            ranking=game.outcome(state).ranking if over else (),
+            deadline=deadline,  # the next turn's
+            # copied as loaded, so that a turn never writes the deadline index
+            # (infra.deadlines); the sweeper's timeout moves it along (out, once over)
+            due_at=deadline if move_due else table.due_at,
         )
         self._repository.save_table(played, loaded_version=table.version)
         self._remember(played, state)

@@ -3,7 +3,8 @@
 moto keeps streams, queues and schedules but never invokes a function (see the
 developers' notes on moto), so this module plays Lambda's part: it reads the table's
 stream and hands batches to the stream handlers, polls the queue for the progression
-handler, and fires due schedules at the timeout handler. It follows Lambda's rules:
+handler, fires due schedules at the timeout handler, and runs the deadline sweeper on
+its `rate(1 minute)`. It follows Lambda's rules:
 a stream batch that reports a failure is retried from the failed record, a queue
 message that fails becomes visible again, after `MAX_RECEIVES` it goes to the dead
 letters, and a handler that dies (an exception escaping it) fails its whole batch.
@@ -323,6 +324,39 @@ class ScheduleFirer:
         return fired
 
 
+class RateSchedule:
+    """A `rate(...)` schedule's part: invoke a function every `period` seconds, by
+    whatever clock the caller reads, with the event EventBridge would send."""
+
+    def __init__(self, handler: Handler, name: str, period: float) -> None:
+        self._handler = handler
+        self._context = LocalContext(function_name=name)
+        self.period = period
+        self._next = float("-inf")
+        self.runs = 0
+        self.failures = 0
+
+    def run_due(self, now: float) -> bool:
+        """Invoke the function if a period has passed since the last run; whether it ran.
+        A failed run is not retried (the template sets no retries): the next one comes."""
+        if now < self._next:
+            return False
+        self._next = now + self.period
+        self.runs += 1
+        event = {
+            "version": "0",
+            "source": "aws.events",
+            "detail-type": "Scheduled Event",
+            "time": datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "region": _REGION,
+            "resources": [],
+            "detail": {},
+        }
+        died, _ = _invoke(self._handler, event, self._context)
+        self.failures += died
+        return True
+
+
 class LocalDelivery:
     """Lambda's event source mappings and EventBridge Scheduler, for one local stack."""
 
@@ -331,10 +365,12 @@ class LocalDelivery:
         stream_readers: list[StreamReader],
         queue_readers: list[QueueReader],
         schedules: ScheduleFirer,
+        sweeps: RateSchedule | None = None,
     ) -> None:
         self.stream_readers = stream_readers
         self.queue_readers = queue_readers
         self.schedules = schedules
+        self.sweeps = sweeps  # the deadline sweeper, every minute
 
     def settle(self, max_rounds: int = 10_000) -> int:
         """Deliver until the stream and queues are quiet; how many deliveries succeeded."""
@@ -355,6 +391,10 @@ class LocalDelivery:
     def idle(self) -> bool:
         """No stream record waits for a retry and no queue message is held back."""
         return all(r.idle for r in self.stream_readers) and all(r.idle for r in self.queue_readers)
+
+    def sweep_due(self, now: float) -> bool:
+        """Run the deadline sweeper if its period has passed by `now`; whether it ran."""
+        return self.sweeps is not None and self.sweeps.run_due(now)
 
     def fire_next(self) -> bool:
         """Move the clock to the next due schedule and fire all due by then (a firing

@@ -5,7 +5,8 @@
 - the template's table, bus, queues, rule and schedule group are provisioned on it;
 - `HttpFront` turns HTTP requests into API Gateway events for the API's handler;
 - `DeliveryRunner` plays Lambda's event source mappings and Scheduler: it hands stream
-  records, queue messages and due schedules (on the real clock) to the same handlers.
+  records, queue messages and due schedules (on the real clock) to the same handlers,
+  and runs the deadline sweeper every minute.
 
 State lives in moto's memory and is gone when the service stops.
 """
@@ -64,8 +65,8 @@ class LocalService:
 
 
 class DeliveryRunner(threading.Thread):
-    """Delivers stream records and queue messages as they come, and fires schedules
-    when they are due by `clock`, until stopped."""
+    """Delivers stream records and queue messages as they come, fires schedules when
+    they are due by `clock` and runs the deadline sweeper every minute, until stopped."""
 
     def __init__(self, delivery: LocalDelivery, clock: Callable[[], float] = time.time) -> None:
         super().__init__(name="local-delivery", daemon=True)
@@ -82,6 +83,7 @@ class DeliveryRunner(threading.Thread):
                 if now >= next_schedules:
                     self._delivery.schedules.fire_due(now)
                     next_schedules = now + SCHEDULE_POLL_SECONDS
+                self._delivery.sweep_due(now)  # the deadline sweeper, once a minute
             except Exception:  # moto hiccups: Lambda's pollers keep polling, so do we
                 log.exception("local delivery failed; retrying")
 

@@ -1,9 +1,10 @@
 """The whole service off AWS: the template's table and messaging on moto, every handler
-wired to them, and `LocalDelivery` playing Lambda's and Scheduler's part.
+wired to them, and `LocalDelivery` playing Lambda's and Scheduler's part (the deadline
+sweeper's `rate(1 minute)` included).
 
 Works against in-process moto (`mock_aws`) and moto's server alike: the clients go
 wherever the environment points boto3. `crash` makes the publisher, timer, progression,
-timeout and job functions die around their writes (see `infra.local.faults`).
+timeout, sweeper and job functions die around their writes (see `infra.local.faults`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import boto3
 from functions.jobs import app as jobs_app
 from functions.progression import app as progression_app
 from functions.publisher import app as publisher_app
+from functions.sweeper import app as sweeper_app
 from functions.timeout import app as timeout_app
 from functions.timers import app as timers_app
 from functions.wiring import use_services
@@ -26,6 +28,7 @@ from infra.bootstrap import (
     build_progression,
     build_publisher,
     build_services,
+    build_sweeper,
     build_timers,
 )
 from infra.dice import DiceSource
@@ -33,6 +36,7 @@ from infra.local.delivery import (
     Deliveries,
     LocalDelivery,
     QueueReader,
+    RateSchedule,
     ScheduleFirer,
     StreamTap,
 )
@@ -44,6 +48,7 @@ from infra.settings import Settings
 from infra.tournaments import Clock
 
 ACCOUNT = "123456789012"
+SWEEP_SECONDS = 60.0  # the template's rate(1 minute)
 REGION = "eu-central-1"
 OBSERVER_PATTERN = {"source": ["knobelcup"]}
 
@@ -112,12 +117,15 @@ def start_local_stack(
     publisher_app.publisher.use(build_publisher(settings, client=faulty(events, "publisher")))
     timers_app.timers.use(build_timers(settings, client=faulty(scheduler, "timers")))
     progression_app.progression.use(
-        build_progression(settings, client=faulty(counted, "progression"))
+        build_progression(settings, client=faulty(counted, "progression"), clock=clock)
     )
     timeout_app.services.use(
         build_services(settings, client=faulty(counted, "timeout"), dice=dice, clock=clock)
     )
-    jobs_app.jobs.use(build_jobs(settings, client=faulty(counted, "jobs")))
+    jobs_app.jobs.use(build_jobs(settings, client=faulty(counted, "jobs"), clock=clock))
+    sweeper_app.sweeper.use(
+        build_sweeper(settings, client=faulty(counted, "sweeper"), dice=dice, clock=clock)
+    )
     stream_arn = dynamodb.describe_table(TableName=settings.table_name)["Table"]["LatestStreamArn"]
     tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn)
     delivery = LocalDelivery(
@@ -148,6 +156,7 @@ def start_local_stack(
             "timeout",
             deliveries,
         ),
+        sweeps=RateSchedule(sweeper_app.lambda_handler, "sweeper", SWEEP_SECONDS),
     )
     observer_queue = _observe(events, sqs, messaging.bus, prefix) if observer else ""
     return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue)
@@ -180,3 +189,4 @@ def stop_local_stack() -> None:
     progression_app.progression.use(None)
     timeout_app.services.use(None)
     jobs_app.jobs.use(None)
+    sweeper_app.sweeper.use(None)

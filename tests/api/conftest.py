@@ -30,5 +30,6 @@ def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
         use_services(
             build_services(settings, client=client, dice=SeededDice("api"), clock=lambda: NOW)
         )
-        yield Stack(ApiClient(jobs=build_jobs(settings, client=client)), client)
+        jobs = build_jobs(settings, client=client, clock=lambda: NOW)
+        yield Stack(ApiClient(jobs=jobs), client)
         use_services(None)

@@ -14,6 +14,8 @@ from infra.jobs import JobRunner
 from infra.start_job import StartJob
 from infra.tournaments import order_digest
 
+NOW = 1_800_000_000.0  # the stack fixture's clock
+
 
 def open_with_players(stack: Stack, count: int) -> tuple[str, str, list[dict[str, Any]]]:
     api = stack.api
@@ -62,7 +64,9 @@ def test_a_start_job_step_that_dies_runs_again_and_keeps_what_was_played(
 ) -> None:
     tournament, organizer, players = open_with_players(stack, 8)
     repository = services().tournaments._repository
-    one_table_a_step = JobRunner(repository, {"start": StartJob(repository, seat_tables=1)})
+    one_table_a_step = JobRunner(
+        repository, {"start": StartJob(repository, lambda: NOW, seat_tables=1)}
+    )
     stack.api.jobs = None  # the job runs below, step by step
     started = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
     assert started.status == 202
@@ -113,7 +117,7 @@ def test_a_step_delivered_twice_is_done_once(stack: Stack) -> None:
     stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
     runner = JobRunner(
         services().tournaments._repository,
-        {"start": StartJob(services().tournaments._repository, seat_tables=1)},
+        {"start": StartJob(services().tournaments._repository, lambda: NOW, seat_tables=1)},
     )
     first = services().tournaments.get(tournament).job
     assert first is not None

@@ -34,6 +34,7 @@ def test_a_tiny_run_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> N
         "DynamoDB calls per action: GetItem 1.00, PutItem 1.00",
         "RCU per action: mean",
         "WCU per action: mean",
+        "of which deadline index WCU per action: mean 0.00",
         "table item (bytes) over its life: version 0",
         "handler time per action, minus moto:",
         "handler time per action, minus client:",
@@ -55,6 +56,7 @@ def test_every_action_is_charged_whole_capacity_units(game: str) -> None:
         assert isinstance(action.rcu, int) and action.rcu >= 1
         assert isinstance(action.wcu, int) and action.wcu >= 1
         assert dict(action.calls) == {"GetItem": 1, "PutItem": 1}  # a turn: one read, one write
+        assert action.index_wcu == 0  # no turn writes the deadline index
     versions = next(iter(played.table_sizes.values()))
     assert sorted(versions) == list(range(len(played.actions) + 1))
 
@@ -74,6 +76,15 @@ def test_every_action_is_charged_whole_capacity_units(game: str) -> None:
 )
 def test_item_sizes_follow_the_dynamodb_rules(item: dict[str, object], size: int) -> None:
     assert turn_cost.item_size(item) == size
+
+
+def test_a_write_is_charged_the_index_entries_it_puts_deletes_or_moves() -> None:
+    due = ("D#3", "1800000060")
+    assert turn_cost.index_write_units(None, None) == 0  # not in the (sparse) index
+    assert turn_cost.index_write_units(due, due) == 0  # keys only: nothing else projected
+    assert turn_cost.index_write_units(None, due) == 1  # put
+    assert turn_cost.index_write_units(due, None) == 1  # delete
+    assert turn_cost.index_write_units(due, ("D#3", "1800000120")) == 2  # delete and put
 
 
 def test_capacity_units_round_up_per_4_kb_read_and_1_kb_written() -> None:

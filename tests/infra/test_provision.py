@@ -14,6 +14,15 @@ from moto import mock_aws
 from infra.local.provision import TEMPLATE_PATH, create_tables, load_template, table_resources
 
 TABLE = "KnobelcupTable"
+# the deadline sweeper's sparse index (infra.deadlines): sharded on the deadline, keys only
+DEADLINE_INDEX = {
+    "IndexName": "deadlines",
+    "KeySchema": [
+        {"AttributeName": "due_shard", "KeyType": "HASH"},
+        {"AttributeName": "due_at", "KeyType": "RANGE"},
+    ],
+    "Projection": {"ProjectionType": "KEYS_ONLY"},
+}
 
 
 @pytest.fixture
@@ -39,12 +48,14 @@ def test_the_template_states_the_single_table_design() -> None:
     assert table["AttributeDefinitions"] == [
         {"AttributeName": "pk", "AttributeType": "S"},
         {"AttributeName": "sk", "AttributeType": "S"},
+        {"AttributeName": "due_shard", "AttributeType": "S"},
+        {"AttributeName": "due_at", "AttributeType": "N"},
     ]
     assert table["BillingMode"] == "PAY_PER_REQUEST"
     assert table["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
     assert table["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
-    assert not table.get("GlobalSecondaryIndexes")  # moto lists an empty one
-    assert "LocalSecondaryIndexes" not in table
+    assert table["GlobalSecondaryIndexes"] == [DEADLINE_INDEX]
+    assert "LocalSecondaryIndexes" not in table  # it would cap a partition at 10 GB
 
 
 def test_created_table_has_the_template_key_schema_billing_stream_and_ttl(client: Any) -> None:
@@ -67,7 +78,10 @@ def test_created_table_has_the_template_key_schema_billing_stream_and_ttl(client
     assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": stream}
     assert stream == "NEW_AND_OLD_IMAGES"
     assert table["LatestStreamArn"]
-    assert not table.get("GlobalSecondaryIndexes")  # moto lists an empty one
+    [index] = table["GlobalSecondaryIndexes"]
+    assert {key: index[key] for key in DEADLINE_INDEX} == DEADLINE_INDEX
+    assert index["IndexStatus"] == "ACTIVE"
+    assert not table.get("LocalSecondaryIndexes")
 
     ttl = client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]
     assert ttl["TimeToLiveStatus"] == "ENABLED"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +14,16 @@ from core.errors import MatchOver
 from core.match import Move, Seating, actor, replay, replay_log, replay_step
 from core.registry import game_names, get_game
 from infra.dice import SeededDice
-from infra.table_item import TableRecord, decode_moves, encode_moves, from_item, to_item
+from infra.table_item import (
+    DUE_SHARDS,
+    TableRecord,
+    decode_moves,
+    due_shard,
+    encode_moves,
+    from_item,
+    table_of,
+    to_item,
+)
 
 
 def played(game_name: str, seed: int, seats: int = 4) -> tuple[Seating, list[Move], object]:
@@ -74,3 +84,49 @@ def test_the_actor_of_a_move_is_whoever_was_to_act() -> None:
         assert actor(seating, moves, index) == game.to_act(replay(seating, moves, index))
     with pytest.raises(MatchOver):
         replay(seating, [*moves, moves[-1]])
+
+
+def _in_play(**deadlines: int) -> TableRecord:
+    seating, moves, _ = played("maexchen", 3)
+    return TableRecord(
+        tournament="t-abc",
+        ref="R2-7",
+        seating=seating,
+        token_hashes=("h0", "h1", "h2", "h3"),
+        moves=moves[:2],
+        **deadlines,
+    )
+
+
+def test_a_table_in_play_carries_its_deadline_and_the_index_keys() -> None:
+    record = _in_play(deadline=1_800_000_090, due_at=1_800_000_060)
+    item = to_item(record)
+    assert item["deadline"] == {"N": "1800000090"}
+    assert item["due_at"] == {"N": "1800000060"}
+    assert item["due_shard"] == {"S": due_shard("t-abc", "R2-7")}
+    assert from_item(item) == record
+    assert table_of(item["pk"]["S"]) == ("t-abc", "R2-7")
+
+    # not in the index: neither key (a sparse index holds only items with both)
+    outside = to_item(_in_play(deadline=1_800_000_090))
+    assert "due_at" not in outside and "due_shard" not in outside
+    # over: no deadline; the index keys stay until the sweeper takes them away
+    over = to_item(replace(record, ranking=("p-1", "p-0", "p-2", "p-3")))
+    assert "deadline" not in over and over["due_at"] == {"N": "1800000060"}
+
+
+def test_the_shard_is_fixed_per_table_and_spreads_tables_over_all_shards() -> None:
+    shards = {due_shard("t-abc", f"R1-{n}") for n in range(1, 2001)}
+    assert shards == {f"D#{n}" for n in range(DUE_SHARDS)}
+    assert due_shard("t-abc", "R1-5") == due_shard("t-abc", "R1-5")
+    counts = [
+        sum(due_shard("t-abc", f"R1-{n}") == f"D#{s}" for n in range(1, 1601))
+        for s in range(DUE_SHARDS)
+    ]
+    assert min(counts) > 60 and max(counts) < 140  # about 100 each
+
+
+@pytest.mark.parametrize("pk", ["T#t-abc", "T#t-abc#ROUND#R1-1", "X#t#TABLE#R1-1"])
+def test_only_a_table_key_names_a_table(pk: str) -> None:
+    with pytest.raises(ValueError, match="not a table key"):
+        table_of(pk)

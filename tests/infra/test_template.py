@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from infra.deadlines import INDEX, SHARDS
 from infra.local.event_filters import matches
 from infra.local.provision import TEMPLATE_PATH, load_template
+from infra.sweeper import MARGIN_SECONDS
 
 FUNCTION = "AWS::Serverless::Function"
 TABLE_STREAM = {"Fn::GetAtt": ["KnobelcupTable", "StreamArn"]}
@@ -278,6 +280,83 @@ def test_the_progression_queue_outlasts_six_function_timeouts_and_has_a_redrive(
     assert dead_letters != "ProgressionQueue"
 
 
+# --- deadlines: failed timeouts kept, the sweeper and its index -------------------------
+
+
+def test_a_timeout_that_keeps_failing_is_kept_in_a_queue_not_dropped(
+    template: dict[str, Any],
+) -> None:
+    config = _properties(template, "TimeoutFunction")["EventInvokeConfig"]
+    # explicit, not Lambda's default; retried a little, the sweeper is the backstop
+    assert config["MaximumRetryAttempts"] == 2
+    assert 60 <= config["MaximumEventAgeInSeconds"] <= 21_600
+    on_failure = config["DestinationConfig"]["OnFailure"]
+    assert on_failure["Type"] == "SQS"  # SAM grants sqs:SendMessage only when it is given
+    assert on_failure["Destination"] == {"Fn::GetAtt": ["TimeoutFailuresQueue", "Arn"]}
+    queue = template["Resources"]["TimeoutFailuresQueue"]
+    assert queue["Type"] == "AWS::SQS::Queue"
+    assert queue["Properties"]["MessageRetentionPeriod"] == 1_209_600  # the most SQS keeps
+    assert template["Outputs"]["TimeoutFailuresQueueUrl"]["Value"] == {
+        "Ref": "TimeoutFailuresQueue"
+    }
+    # Scheduler's undeliverable events keep their own queue: a different record shape
+    assert "OnSuccess" not in config["DestinationConfig"]
+
+
+def test_the_deadline_index_is_the_one_the_code_queries(template: dict[str, Any]) -> None:
+    table = _properties(template, "KnobelcupTable")
+    [index] = table["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == INDEX
+    assert index["KeySchema"] == [
+        {"AttributeName": "due_shard", "KeyType": "HASH"},
+        {"AttributeName": "due_at", "KeyType": "RANGE"},
+    ]
+    # keys only: a turn changes no projected attribute, so it never writes the index
+    assert index["Projection"] == {"ProjectionType": "KEYS_ONLY"}
+    types = {a["AttributeName"]: a["AttributeType"] for a in table["AttributeDefinitions"]}
+    assert types == {"pk": "S", "sk": "S", "due_shard": "S", "due_at": "N"}
+    assert [f"D#{n}" for n in range(16)] == SHARDS
+
+
+def test_the_sweeper_runs_every_minute_and_ends_before_the_next_run(
+    template: dict[str, Any],
+) -> None:
+    function = _properties(template, "SweeperFunction")
+    assert function["Handler"] == "functions.sweeper.app.lambda_handler"
+    [event] = function["Events"].values()
+    assert event["Type"] == "Schedule"
+    assert event["Properties"]["Schedule"] == "rate(1 minute)"
+    # the run stops MARGIN_SECONDS before its timeout, so runs do not overlap
+    assert function["Timeout"] < 60
+    assert function["Timeout"] - MARGIN_SECONDS >= 30
+    # a failed run is not retried: the next comes a minute later
+    assert function["EventInvokeConfig"] == {
+        "MaximumRetryAttempts": 0,
+        "MaximumEventAgeInSeconds": 60,
+    }
+
+
+def test_the_sweeper_may_query_the_index_and_write_table_items_nothing_more(
+    template: dict[str, Any],
+) -> None:
+    by_sid = {
+        statement["Sid"]: statement
+        for name, statement in _statements(template)
+        if name == "SweeperFunction"
+    }
+    assert set(by_sid) == {"DeadlineIndex", "KnobelcupTableItems"}
+    assert _actions(by_sid["DeadlineIndex"]) == ["dynamodb:Query"]
+    assert by_sid["DeadlineIndex"]["Resource"] == {
+        "Fn::Sub": "${KnobelcupTable.Arn}/index/" + INDEX
+    }
+    assert sorted(_actions(by_sid["KnobelcupTableItems"])) == [
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+    ]
+    assert by_sid["KnobelcupTableItems"]["Resource"] == {"Fn::GetAtt": ["KnobelcupTable", "Arn"]}
+
+
 # --- permissions -------------------------------------------------------------------------
 
 
@@ -309,6 +388,7 @@ def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]
         "TimerFunction",
         "ProgressionFunction",
         "TimeoutFunction",
+        "SweeperFunction",
         "SchedulerRole",
     }
     for name, statement in statements:

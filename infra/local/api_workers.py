@@ -2,22 +2,37 @@
 
 Each worker is a process of its own with the handler imported and its services wired
 to the same table, so requests are handled side by side (one at a time per worker, as
-in Lambda) while moto's server works on another core.
+in Lambda) while moto's server works on another core. A worker that dies fails only
+the request it was serving and is replaced, as Lambda replaces a crashed environment.
+The service stops the workers itself: they ignore the Ctrl-C the terminal sends to the
+whole process group, and exit when the service goes away.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
+import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
+import threading
+import traceback
+from contextlib import suppress
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from infra.dice import DiceSource, PlaceSeededDice, SecretDice
 from infra.local.lambda_events import LocalContext
 from infra.settings import Settings
 
-_handler: Any = None
+STOP_SECONDS = 5.0  # how long a worker may take to finish its request when stopped
+KILL_SECONDS = 2.0  # how long a terminated worker may take to go before it is killed
+
+
+class WorkerDied(RuntimeError):
+    """The worker serving a request died before answering."""
 
 
 def dice_for(seed: str | None) -> DiceSource:
@@ -26,8 +41,10 @@ def dice_for(seed: str | None) -> DiceSource:
     return PlaceSeededDice(seed) if seed else SecretDice()
 
 
-def _start_worker(settings: Settings, dice_seed: str | None, quiet: bool) -> None:
-    global _handler  # noqa: PLW0603 (one handler per worker process, as in Lambda)
+def _serve(requests: Connection, settings: Settings, dice_seed: str | None, quiet: bool) -> None:
+    """A worker's life: import the handler once, then answer events until told to stop
+    (None) or the service is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the service to act on
     if quiet:  # Powertools prints metrics to stdout even when they are disabled
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the process's lifetime)
     # Imported in the worker, once the environment is set: the handler reads it at import.
@@ -36,12 +53,25 @@ def _start_worker(settings: Settings, dice_seed: str | None, quiet: bool) -> Non
     from infra.bootstrap import aws_client, build_services  # noqa: PLC0415
 
     use_services(build_services(settings, client=aws_client("dynamodb"), dice=dice_for(dice_seed)))
-    _handler = lambda_handler
+    while True:
+        try:
+            event = requests.recv()
+        except (EOFError, OSError):  # the service is gone
+            return
+        if event is None:
+            return
+        try:
+            answer: tuple[bool, Any] = (True, lambda_handler(event, LocalContext("api")))
+        except Exception as error:  # the function failed: API Gateway answers 500
+            traceback.print_exc()  # to the service's terminal, as Lambda logs it
+            answer = (False, f"{type(error).__name__}: {error}")
+        requests.send(answer)
 
 
-def _invoke(event: dict[str, Any]) -> dict[str, Any]:
-    result: dict[str, Any] = _handler(event, LocalContext(function_name="api"))
-    return result
+@dataclass
+class _Worker:
+    process: BaseProcess
+    requests: Connection
 
 
 class ApiWorkers:
@@ -50,17 +80,84 @@ class ApiWorkers:
     def __init__(
         self, count: int, settings: Settings, dice_seed: str | None, *, quiet: bool
     ) -> None:
-        self._pool = ProcessPoolExecutor(
-            count,
-            mp_context=multiprocessing.get_context("spawn"),  # never fork a threaded process
-            initializer=_start_worker,
-            initargs=(settings, dice_seed, quiet),
+        self._context = multiprocessing.get_context("spawn")  # never fork a threaded process
+        self._args = (settings, dice_seed, quiet)
+        self._lock = threading.Lock()
+        self._closed = False
+        self._all: list[_Worker] = []
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        for _ in range(count):
+            self._idle.put(self._start())
+
+    def _start(self) -> _Worker:
+        mine, theirs = self._context.Pipe()
+        process = self._context.Process(
+            target=_serve, args=(theirs, *self._args), name="api-worker", daemon=True
         )
+        process.start()
+        theirs.close()  # the worker's end: only the worker holds it, so its death is EOF
+        worker = _Worker(process, mine)
+        with self._lock:
+            self._all.append(worker)
+        return worker
 
     def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
-        """The handler's answer to `event`."""
-        return self._pool.submit(_invoke, event).result()
+        """The handler's answer to `event`; `WorkerDied` if its worker died meanwhile
+        (a new one takes its place)."""
+        if self._closed:
+            raise WorkerDied("the service is stopping")
+        worker = self._idle.get()
+        while not worker.process.is_alive():  # died while idle: nothing of ours is lost
+            worker = self._replace(worker)
+        try:
+            worker.requests.send(event)
+            ok, answer = worker.requests.recv()
+        except (EOFError, OSError) as error:
+            pid = worker.process.pid
+            self._idle.put(self._replace(worker))
+            raise WorkerDied(f"API worker {pid} died serving {event['rawPath']}") from error
+        self._idle.put(worker)
+        if not ok:
+            raise RuntimeError(f"the API function failed: {answer}")
+        result: dict[str, Any] = answer
+        return result
+
+    def _replace(self, dead: _Worker) -> _Worker:
+        self._retire(dead)
+        if self._closed:
+            raise WorkerDied("the service is stopping")
+        return self._start()
+
+    def _retire(self, worker: _Worker) -> None:
+        worker.requests.close()
+        _stop(worker.process, 0)
+        with self._lock:
+            self._all.remove(worker)
 
     def close(self) -> None:
-        """Stop the workers."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Stop every worker: each finishes its request (for up to `STOP_SECONDS`) and
+        exits; one still running then is terminated, and killed if that is not enough."""
+        self._closed = True
+        with self._lock:
+            workers = list(self._all)
+        for _ in workers:  # a worker comes back idle once its request is answered
+            try:
+                idle = self._idle.get(timeout=STOP_SECONDS)
+            except queue.Empty:
+                break
+            with suppress(OSError):  # gone already
+                idle.requests.send(None)
+        for worker in workers:
+            _stop(worker.process, STOP_SECONDS)
+            worker.requests.close()
+
+
+def _stop(process: BaseProcess, grace: float) -> None:
+    """Let `process` exit within `grace` seconds, then terminate it, then kill it."""
+    process.join(grace)
+    if process.exitcode is None:
+        process.terminate()
+        process.join(KILL_SECONDS)
+    if process.exitcode is None:
+        process.kill()
+        process.join()

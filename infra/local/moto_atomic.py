@@ -23,6 +23,7 @@ import argparse
 import copy
 import functools
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -47,6 +48,8 @@ from moto.moto_server.werkzeug_app import (
 from werkzeug.serving import run_simple
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+STOP_SECONDS = 5.0  # how long the server may take to exit when terminated
+PARENT_CHECK_SECONDS = 1.0
 
 
 JSON_PROTOCOL_SERVICES = frozenset({"dynamodb", "dynamodbstreams"})
@@ -147,11 +150,13 @@ def atomic_app() -> Wsgi:
 @contextmanager
 def moto_server(host: str = "127.0.0.1", *, verbose: bool = False) -> Iterator[str]:
     """This server in a process of its own on a free port (a real process boundary, as
-    DynamoDB's); its URL once it listens. Stopped on exit."""
+    DynamoDB's); its URL once it listens. Stopped on exit: terminated, and killed if it
+    has not gone within `STOP_SECONDS`. It leaves Ctrl-C to its parent, which stops it
+    after the last call to it, and exits by itself if its parent is gone."""
     port = _free_port(host)
     quiet = None if verbose else subprocess.DEVNULL
     process = subprocess.Popen(
-        [sys.executable, "-m", __name__, "--host", host, "--port", str(port)],
+        [sys.executable, "-m", __name__, "--host", host, "--port", str(port), "--child"],
         stdout=quiet,
         stderr=quiet,
     )
@@ -159,8 +164,18 @@ def moto_server(host: str = "127.0.0.1", *, verbose: bool = False) -> Iterator[s
         _wait_until_listening(host, port, process)
         yield f"http://{host}:{port}"
     finally:
+        stop_process(process)
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float = STOP_SECONDS) -> int:
+    """Terminate `process`, give it `grace` seconds, then kill it; its exit code."""
+    if process.poll() is None:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            return process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return process.wait()
 
 
 def _free_port(host: str) -> int:
@@ -185,13 +200,40 @@ def _wait_until_listening(
     raise RuntimeError(f"moto's server did not listen on {host}:{port} in {seconds:.0f} s")
 
 
+def _exit_now(*_: object) -> None:
+    """Stop at once: the state is in memory and goes with the process anyway, and the
+    interpreter's orderly teardown of a big tournament's items takes seconds."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _exit_with_parent() -> None:
+    """Exit when the process that started this one is gone (killed, say), so no server
+    is left behind."""
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    _exit_now()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve on `--host`/`--port` until SIGINT or SIGTERM."""
+    """Serve on `--host`/`--port` until SIGTERM (or SIGINT unless `--child`)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
+    parser.add_argument(
+        "--child",
+        action="store_true",
+        help="started by another process, which stops it: ignore Ctrl-C, exit with it",
+    )
     options = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGTERM, _exit_now)
+    if options.child:
+        # Ctrl-C reaches every process of the terminal's group; the parent still needs
+        # this server until it has stopped its own callers.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
     run_simple(
         options.host,
         options.port,

@@ -137,7 +137,12 @@ def _serving(
 
     stack = start_local_stack(PREFIX, dice=dice_for(dice_seed), clock=time.time, observer=False)
     workers = ApiWorkers(api_workers, stack.settings, dice_seed, quiet=not verbose)
-    front = HttpFront(address, workers.invoke, access_log=verbose)
+    try:
+        front = HttpFront(address, workers.invoke, access_log=verbose)
+    except BaseException:
+        workers.close()
+        stop_local_stack()
+        raise
     runner = DeliveryRunner(stack.delivery)
     server = threading.Thread(target=front.serve_forever, name="http-front", daemon=True)
     runner.start()
@@ -145,6 +150,8 @@ def _serving(
     try:
         yield LocalService(front.url, aws_endpoint, stack)
     finally:
+        # Outside in: no new requests, then no new deliveries, then the functions; moto's
+        # server goes last (`moto_server`), once nothing calls it any more.
         front.shutdown()
         front.server_close()
         runner.stop()

@@ -3,6 +3,9 @@ changes no item and leaves no stream record; reads answer as moto's serializer w
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +13,7 @@ import boto3
 import pytest
 
 from infra.local.fake_aws import fake_aws
-from infra.local.moto_atomic import moto_server
+from infra.local.moto_atomic import moto_server, stop_process
 from infra.local.provision import create_tables
 
 TABLE = "atomic"
@@ -100,3 +103,20 @@ def test_a_transaction_that_succeeds_applies_and_streams_every_item(
         ExpressionAttributeValues={":a": {"S": "a"}},
     )["Items"]
     assert items == [{**_key("a"), "n": {"N": "1"}}]
+
+
+def test_a_server_that_does_not_go_when_terminated_is_killed() -> None:
+    stubborn = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(120)",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"
+    assert stop_process(stubborn, grace=0.5) == -signal.SIGKILL
+    assert stubborn.poll() == -signal.SIGKILL

@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -78,36 +80,119 @@ def test_a_missed_turn_times_out_on_the_real_clock(service_url: str) -> None:
     assert {"kind": "timeout"} in actions
 
 
-def _children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(child) for child in path.read_text().split()] if path.exists() else []
+def _children(pid: int) -> set[int]:
+    """The child processes of `pid`, whichever of its threads started them."""
+    children: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with suppress(FileNotFoundError):  # the thread or the process has ended
+            children |= {int(child) for child in (task / "children").read_text().split()}
+    return children
 
 
-def test_ctrl_c_stops_the_service_and_moto_with_it() -> None:
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    for child in _children(pid):
+        found |= {child} | _descendants(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+def _still_alive(pids: set[int], seconds: float = 20) -> set[int]:
+    """The processes of `pids` still alive after waiting up to `seconds` for them."""
+    deadline = time.monotonic() + seconds
+    while (alive := {pid for pid in pids if _alive(pid)}) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive
+
+
+def _api_workers(serve: int) -> set[int]:
+    workers = set()
+    for pid in _children(serve):
+        with suppress(FileNotFoundError):
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"multiprocessing" in command and b"resource_tracker" not in command:
+                workers.add(pid)
+    return {pid for pid in workers if _alive(pid)}
+
+
+@contextmanager
+def _serve(*extra: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`make serve` in a session of its own, as a terminal runs it; (process, its URL)
+    once it prints that Ctrl-C stops it. Killed with everything it started, if still
+    running at the end."""
     serve = subprocess.Popen(
-        [sys.executable, "-m", "cli.serve", "--port", "0"],
+        [sys.executable, "-m", "cli.serve", "--port", "0", *extra],
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
     )
-    assert serve.stdout is not None
-    lines = []
-    for line in serve.stdout:
-        lines.append(line)
-        if "Ctrl-C" in line:
-            break
-    banner = "".join(lines)
-    for label in ("API ", "Swagger UI ", "Bracket pages "):
-        assert label in banner
-    url = next(line.split()[-1] for line in lines if line.strip().startswith("API "))
-    assert ApiClient(url).call("GET", "/openapi.json").status == 200
-    helpers = _children(serve.pid)
-    assert helpers, "moto's server and the API workers run as child processes"
+    try:
+        assert serve.stdout is not None
+        lines = []
+        for line in serve.stdout:
+            lines.append(line)
+            if "Ctrl-C" in line:
+                break
+        banner = "".join(lines)
+        for label in ("API ", "Swagger UI ", "Bracket pages "):
+            assert label in banner
+        yield serve, next(line.split()[-1] for line in lines if line.strip().startswith("API "))
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+        serve.communicate()
 
-    serve.send_signal(signal.SIGINT)
-    assert serve.wait(timeout=30) == 0
-    assert "Stopped." in serve.stdout.read()
-    for pid in helpers:
-        assert (
-            not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
-        )
+
+def test_ctrl_c_stops_the_service_its_workers_and_moto_without_a_traceback() -> None:
+    with _serve() as (serve, url):
+        assert ApiClient(url).call("GET", "/openapi.json").status == 200
+        helpers = _descendants(serve.pid)
+        assert len(helpers) >= 3, "moto's server and the API workers run as child processes"
+
+        os.killpg(serve.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole process group
+        out, err = serve.communicate(timeout=60)
+        assert serve.returncode == 0
+        assert "Stopped." in out
+        assert "Traceback" not in err, err
+        assert _still_alive(helpers) == set()
+
+
+def test_a_killed_api_worker_is_replaced_and_no_request_fails_for_it() -> None:
+    with _serve() as (serve, url):
+        api = ApiClient(url)
+        assert api.call("GET", "/openapi.json").status == 200
+        deadline = time.monotonic() + 30
+        while len(workers := _api_workers(serve.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(workers) == 2
+        killed = min(workers)
+        os.kill(killed, signal.SIGKILL)
+        assert _still_alive({killed}) == set()
+
+        statuses = [api.call("GET", "/tournaments/t-nothere").status for _ in range(20)]
+        assert statuses == [404] * 20
+        replaced = _api_workers(serve.pid)
+        assert killed not in replaced and len(replaced) == 2
+
+        os.killpg(serve.pid, signal.SIGINT)
+        _, err = serve.communicate(timeout=60)
+        assert serve.returncode == 0 and "Traceback" not in err, err
+
+
+def test_a_killed_service_leaves_no_process_behind() -> None:
+    with _serve() as (serve, url):
+        assert ApiClient(url).call("GET", "/openapi.json").status == 200
+        helpers = _descendants(serve.pid)
+        assert len(helpers) >= 3
+
+        serve.kill()  # no chance to stop anything: each helper must notice by itself
+        serve.wait(timeout=30)
+        assert _still_alive(helpers) == set()

@@ -14,7 +14,7 @@ SAM_TOOLS := aws-sam-cli==1.170.0 cfn-lint==1.58.0
 DEMO_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: demo serve test lint bench template-check clean
+.PHONY: demo serve test lint bench bench-lifecycle template-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/turn_cost.py --game all
+
+# A tournament's whole lifecycle on moto (registration, start and finish jobs, progression):
+# the longest invocation of each function against its Timeout, the most writes to one item.
+LIFECYCLE_PLAYERS ?= 20000
+bench-lifecycle: $(STAMP)
+	$(BIN)/python bench/lifecycle_scale.py --players $(LIFECYCLE_PLAYERS)
 
 $(SAM_STAMP): Makefile
 	$(PYTHON) -m venv $(SAM_VENV)

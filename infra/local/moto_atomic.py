@@ -125,8 +125,9 @@ def _restore(
         table.items[hash_value][range_value] = item
 
 
-def _serve_faster() -> None:
-    """The two shortcuts above, for this process's moto."""
+def serve_faster() -> None:
+    """The two shortcuts above, for this process's moto (its server, or `mock_aws` in a
+    benchmark that registers tens of thousands of players)."""
     dynamodb_models.copy = _NoTableCopies  # type: ignore[assignment,attr-defined]
     DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]
     ActionResult.execute_result = _execute_result  # type: ignore[method-assign]
@@ -134,7 +135,7 @@ def _serve_faster() -> None:
 
 def atomic_app() -> Wsgi:
     """moto's WSGI application behind a lock held until the response is complete."""
-    _serve_faster()
+    serve_faster()
     app = DomainDispatcherApplication(create_backend_app)
     # moto lists its own package directory on every request to find the service
     app.get_backend_for_host = functools.lru_cache(maxsize=64)(app.get_backend_for_host)  # type: ignore[method-assign]

@@ -45,12 +45,17 @@ class WriteCounter:
 
 
 def item_kind(key: Key) -> str:
-    """What an item is, from its key: `table`, `arrivals`, `round node`, `player`, ..."""
+    """What an item is, from its key: `table`, `arrivals`, `round node`, `player`,
+    `registration shard`, ..."""
     pk, sk = key
     if "#TABLE#" in pk:
         return "table" if sk == "TABLE" else "arrivals"
     if "#ROUND#" in pk:
         return "round node"
+    if "#REG#" in pk:
+        return "registration shard"
+    if pk.endswith(("#ROSTER", "#ORDER")):
+        return "id chunk"
     if pk.endswith("#STANDINGS"):
         return "standings"
     if "#PLACES#" in pk:

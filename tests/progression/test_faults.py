@@ -47,7 +47,8 @@ def test_crashes_and_bad_deliveries_end_in_the_same_standings(
         assert crash.crashed[site, "before"] >= 1, site
         assert crash.crashed[site, "after"] >= 1, site
     progression_writes = {site.split(":")[2] for site in sites if site.startswith("progression")}
-    # exits, moves, arrivals, round nodes, seated tables, standings, the finish
+    # exits, moves, arrivals, round nodes, seated tables, the finish job's beginning
+    # (the job's own writes, standings and the finish, are the "jobs" sites)
     assert len(progression_writes) >= 6, progression_writes
     queue = stack.delivery.queue_readers[0]
     assert queue.failures > 0 and not queue.dead_letters

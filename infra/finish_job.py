@@ -5,12 +5,15 @@ invocation; the tournament stays `running` until the job completes. The standing
 is (round reached, descending; table place; measure; seeding position), and players who
 tie on the first three form a *group* (`core.bracket.paged_standings`):
 1. `count`: `COUNT_PAGES` query pages of the players' exits a step, counting the players
-   of each group; the counts travel in the cursor (rounds × places × measures, small);
+   of each group; the counts travel in the cursor, `[round, table place, measure, n]` in
+   standings order (rounds × places × the measures that occur: a few hundred groups,
+   some 16 bytes each on the tournament item);
 2. `place`: `PLACE_PAGE` players a step in seeding order, read from the start job's
    chunks of the order (`T#<t>#ORDER`) and their exits by BatchGetItem: each player's
    place is their group's first place plus the players of their group seen before
-   them, carried in the cursor. The step writes the places by seeding position (for
-   `GET /me`) and one standings segment per group it met (for `/standings`);
+   them, carried in the cursor (`seen`, aligned with `counts`). The step writes the
+   places by seeding position (for `GET /me`) and one standings segment per group it
+   met (for `/standings`);
 then the completion marks the tournament `finished` with its champion and top places, in
 the one conditional write that removes the job. A step run again after a crash rewrites
 the same items, computed from the same cursor.
@@ -115,13 +118,14 @@ class FinishJob:
                 f"{tournament.player_count} players started, {counted} exits found",
                 rule=STANDINGS_RULE,
             )
-        placing = {"counts": _counts_to(counts), "seen": _counts_to(Counter()), "next": 0}
+        placing = {"counts": _counts_to(counts), "seen": [0] * len(counts), "next": 0}
         return NextStep(JobState("finish", state.step + 1, "place", json.dumps(placing)))
 
     def _place(self, tournament: TournamentRecord, state: JobState) -> NextStep | None:
         cursor = json.loads(state.cursor)
         counts = _counts_from(cursor["counts"])
-        seen = _counts_from(cursor["seen"])
+        groups = in_standings_order(counts)  # the order of `counts` and `seen` in the cursor
+        seen = Counter(dict(zip(groups, cursor["seen"], strict=True)))
         first: int = cursor["next"]
         end = min(first + self._place_page, tournament.player_count)
         if first >= end:
@@ -148,11 +152,12 @@ class FinishJob:
             self._segment_rows,
         )
         self._store.put_standings(tournament.id, segments, first, places, tournament.expires_at)
-        following = {"counts": cursor["counts"], "seen": _counts_to(seen_after), "next": end}
+        running = [seen_after.get(group, 0) for group in groups]
+        following = {"counts": cursor["counts"], "seen": running, "next": end}
         return NextStep(JobState("finish", state.step + 1, "place", json.dumps(following), end))
 
 
-def _counts_to(counts: Counter[Group] | dict[Group, int]) -> list[list[int]]:
+def _counts_to(counts: Counter[Group]) -> list[list[int]]:
     """Counts per group as the cursor keeps them: `[round, table place, measure, n]`."""
     return [[*group, counts[group]] for group in in_standings_order(counts)]
 

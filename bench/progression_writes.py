@@ -39,8 +39,8 @@ ENVIRONMENT = {
     "POWERTOOLS_TRACE_DISABLED": "true",
     "POWERTOOLS_METRICS_DISABLED": "true",
 }
-# what the progression consumer writes besides the tables (the tournament item is written
-# by every registration, and by the progression only once, at the finish)
+# what the progression consumer and the finish job write besides the tables (the
+# tournament item is written by every registration, and once by each step of a job)
 PROGRESSION_KINDS = ("arrivals", "round node", "player", "standings", "places")
 
 

@@ -76,11 +76,12 @@ def build_progression(
 
 def build_jobs(settings: Settings, *, client: Any = None, clock: Clock = time.time) -> JobRunner:
     """The lifecycle jobs' runner over `client` (DynamoDB)."""
+    from infra.finish_job import FinishJob  # noqa: PLC0415
     from infra.jobs import JobRunner  # noqa: PLC0415
     from infra.start_job import StartJob  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return JobRunner(store, {"start": StartJob(store, clock)})
+    return JobRunner(store, {"start": StartJob(store, clock), "finish": FinishJob(store)})
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:

@@ -7,7 +7,9 @@ and lists of player ids kept in chunks (docs/data-model.md).
 - `T#<t>#ROSTER` / `C#<n>`: the registered players' ids as the start found them, a
   query page per chunk;
 - `T#<t>#ORDER` / `C#<n>`: the seeded (or the organizer's) order, `ORDER_CHUNK` ids a
-  chunk, so seating a page of round 1 reads only the chunks that hold its seats.
+  chunk, so seating a page of round 1 reads only the chunks that hold its seats, and
+  the finish job goes through the players in seeding order the same way;
+- the players' exits, a query page or a BatchGetItem at a time, for the finish job.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from core.bracket import Exit
 from infra.errors import WrongStatus
 from infra.progress_store import ProgressStore
 from infra.records import META, PLAYER_PREFIX, JobState, tournament_pk
 
 ORDER_CHUNK = 10_000  # about 130 KB of ids: well under DynamoDB's 400 KB an item
 _JOB_ATTRIBUTES = ("job", "job_step", "job_phase", "job_cursor", "job_done")
+_EXIT_PROJECTION = "id, seed_position, exit_round, exit_place, exit_measure"
 
 
 class JobStore(ProgressStore):
@@ -99,6 +103,42 @@ class JobStore(ProgressStore):
                 rule="jobs",
             )
 
+    # --- the players' exits (for the finish job) -----------------------------------------
+
+    def exits_page(
+        self, tournament: str, after: dict[str, Any] | None, limit: int
+    ) -> tuple[list[tuple[str, Exit | None]], dict[str, Any] | None]:
+        """A query page of players' exits (None: not exited) and where the next page
+        starts (None: done)."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :players)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": tournament_pk(tournament)},
+                ":players": {"S": PLAYER_PREFIX},
+            },
+            "ProjectionExpression": _EXIT_PROJECTION,
+            "ConsistentRead": True,
+            "Limit": limit,
+        }
+        if after is not None:
+            kwargs["ExclusiveStartKey"] = after
+        page = self._call(self._client.query, **kwargs)
+        return [_exit_of(item) for item in page["Items"]], page.get("LastEvaluatedKey")
+
+    def exits_of(self, tournament: str, players: Sequence[str]) -> dict[str, tuple[int, Exit]]:
+        """The seeding position and exit of each of `players` who has both."""
+        keys = [
+            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + p}}
+            for p in players
+        ]
+        found: dict[str, tuple[int, Exit]] = {}
+        for item in self._batch_get_keys(keys, {"ProjectionExpression": _EXIT_PROJECTION}):
+            player, exit = _exit_of(item)
+            if exit is not None and "seed_position" in item:
+                found[player] = (int(item["seed_position"]["N"]), exit)
+        return found
+
     # --- lists of player ids -------------------------------------------------------------
 
     def player_ids(
@@ -150,6 +190,18 @@ def chunked(ids: Sequence[str], size: int = ORDER_CHUNK) -> Iterator[Sequence[st
     """`ids` cut into chunks of `size`."""
     for start in range(0, len(ids), size):
         yield ids[start : start + size]
+
+
+def _exit_of(item: dict[str, Any]) -> tuple[str, Exit | None]:
+    player = item["id"]["S"]
+    if "exit_round" not in item:
+        return player, None
+    return player, Exit(
+        player,
+        int(item["exit_round"]["N"]),
+        int(item["exit_place"]["N"]),
+        int(item["exit_measure"]["N"]),
+    )
 
 
 def _meta(tournament: str) -> dict[str, Any]:

@@ -5,7 +5,10 @@
 - round counting nodes (`T#<t>#ROUND#<r>#L<level>#N<node>` / `NODE`): a set of the
   children that finished, at most `core.bracket.completion.BRANCHING` of them;
 - the players' own items: moved to their next table, and their exit, once each per round;
-- the standings, written once after the final in chunks, and the places by player.
+- the standings (`T#<t>#STANDINGS` / `S#<first place>`): segments of consecutive places
+  of players who tie on all but their seeding, written by the finish job
+  (`infra.finish_job`); and the places by seeding position (`T#<t>#PLACES#<block>` /
+  `S#<first position>`), which `GET /me` reads with the player's `seed_position`.
 
 Every write is idempotent: slots and sets are overwritten with the same value, a player
 moves only forward and exits once, and a table is seated only if it does not exist, so
@@ -14,18 +17,15 @@ a redelivered or reordered event changes nothing twice.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from core.bracket import Standing
 from core.bracket.completion import Step
+from core.bracket.paged_standings import Group, Segment
 from infra.records import (
-    META,
     PLAYER_PREFIX,
     PlayerExit,
-    Status,
     exit_attributes,
     tournament_pk,
 )
@@ -33,9 +33,8 @@ from infra.repository import Repository
 from infra.table_item import TableRecord, table_key, to_item
 
 ARRIVALS = "ARRIVALS"
-STANDINGS_PER_ITEM = 2_000  # about 60 KB: well under the 400 KB item limit
-PLACES_PER_ITEM = 2_000
-TOP_STANDINGS = 10
+SEGMENT_ROWS = 2_000  # players a standings segment holds at most: about 26 KB
+PLACES_BLOCK = 2_000  # seeding positions a places item covers at most: at most 16 KB
 
 
 class ProgressStore(Repository):
@@ -135,79 +134,83 @@ class ProgressStore(Repository):
         )
         return len(response["Attributes"]["done"]["NS"]) >= step.children
 
-    # --- the end ---------------------------------------------------------------------
+    # --- the standings (written by the finish job, `infra.finish_job`) -----------------
 
-    def write_standings(
-        self, tournament: str, standings: Sequence[Standing], expires_at: int
+    def put_standings(
+        self,
+        tournament: str,
+        segments: Sequence[Segment],
+        first_position: int,
+        places: Sequence[int],
+        expires_at: int,
     ) -> None:
-        """Store the standings in chunks of places, and every player's place by player."""
-        items: list[dict[str, Any]] = []
-        for start in range(0, len(standings), STANDINGS_PER_ITEM):
-            chunk = standings[start : start + STANDINGS_PER_ITEM]
+        """Store standings `segments` and the places of the players at seeding positions
+        `first_position` on; the same arguments store the same items."""
+        items = [_segment_item(tournament, segment, expires_at) for segment in segments]
+        end = first_position + len(places)
+        position = first_position
+        while position < end:  # split where a block of positions ends, to cap the size
+            upto = min(end, (position // PLACES_BLOCK + 1) * PLACES_BLOCK)
+            chunk = places[position - first_position : upto - first_position]
             items.append(
                 {
-                    **_standings_key(tournament, start // STANDINGS_PER_ITEM),
-                    "kind": {"S": "standings"},
+                    **_places_key(tournament, position),
+                    "kind": {"S": "places"},
                     "expires_at": {"N": str(expires_at)},
-                    "first_place": {"N": str(start + 1)},
-                    "rows": {"S": ";".join(_encode(s) for s in chunk)},
+                    "first_position": {"N": str(position)},
+                    "places": {"S": " ".join(map(str, chunk))},
                 }
             )
-        buckets = _place_buckets(len(standings))
-        places: list[dict[str, int]] = [{} for _ in range(buckets)]
-        for standing in standings:
-            places[place_bucket(standing.player, buckets)][standing.player] = standing.place
-        items.extend(
-            {
-                **_places_key(tournament, bucket),
-                "kind": {"S": "places"},
-                "expires_at": {"N": str(expires_at)},
-                "places": {"S": json.dumps(by_player, separators=(",", ":"))},
-            }
-            for bucket, by_player in enumerate(places)
-        )
+            position = upto
         self._batch_write(items)
-
-    def finish(self, tournament: str, standings: Sequence[Standing]) -> None:
-        """Mark the tournament finished with its champion and top places (once)."""
-        top = [s._asdict() for s in standings[:TOP_STANDINGS]]
-        self._update_once(
-            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}},
-            "SET #status = :finished, champion = :champion, top_standings = :top",
-            "#status = :running",
-            {"#status": "status"},
-            {
-                ":finished": {"S": Status.FINISHED},
-                ":running": {"S": Status.RUNNING},
-                ":champion": {"S": standings[0].player},
-                ":top": {"S": json.dumps(top, separators=(",", ":"))},
-            },
-        )
 
     def standings_page(self, tournament: str, offset: int, limit: int) -> list[Standing]:
         """Places `offset + 1` to `offset + limit` (fewer at the end, none before the end)."""
-        first = offset // STANDINGS_PER_ITEM
-        last = (offset + limit - 1) // STANDINGS_PER_ITEM
+        pk = {"S": f"{tournament_pk(tournament)}#STANDINGS"}
+        holding = self._last_at_or_before(pk, _sort_key(offset + 1))
+        if holding is None:
+            return []
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk >= :from",
+            "ExpressionAttributeValues": {":pk": pk, ":from": holding["sk"]},
+            "ConsistentRead": True,
+            "Limit": limit + 1,  # a segment has a row at least: these cover the page
+        }
         rows: list[Standing] = []
-        for index in range(first, last + 1):
-            item = self._get(_standings_key(tournament, index))
-            if item is None:
+        while not rows or rows[-1].place < offset + limit:
+            page = self._call(self._client.query, **kwargs)
+            rows.extend(row for item in page["Items"] for row in _segment(item).rows())
+            if "LastEvaluatedKey" not in page:
                 break
-            base = int(item["first_place"]["N"])
-            rows.extend(
-                _decode(base + n, text) for n, text in enumerate(item["rows"]["S"].split(";"))
-            )
-        start = offset - first * STANDINGS_PER_ITEM
-        return rows[start : start + limit]
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return [row for row in rows if offset < row.place <= offset + limit]
 
-    def place_of(self, tournament: str, player: str, player_count: int) -> int | None:
-        """The player's final place, None before the end."""
-        bucket = place_bucket(player, _place_buckets(player_count))
-        item = self._get(_places_key(tournament, bucket))
+    def place_of(self, tournament: str, seed_position: int) -> int | None:
+        """The final place of the player at `seed_position`, None before the end."""
+        if seed_position < 0:
+            return None
+        key = _places_key(tournament, seed_position)
+        item = self._last_at_or_before(key["pk"], key["sk"]["S"])
         if item is None:
             return None
-        place: int | None = json.loads(item["places"]["S"]).get(player)
-        return place
+        places = item["places"]["S"].split(" ")
+        index = seed_position - int(item["first_position"]["N"])
+        return int(places[index]) if index < len(places) else None
+
+    def _last_at_or_before(self, pk: dict[str, Any], sort_key: str) -> dict[str, Any] | None:
+        """The item of partition `pk` with the greatest sort key up to `sort_key`."""
+        page = self._call(
+            self._client.query,
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND sk <= :key",
+            ExpressionAttributeValues={":pk": pk, ":key": {"S": sort_key}},
+            ScanIndexForward=False,
+            Limit=1,
+            ConsistentRead=True,
+        )
+        items: list[dict[str, Any]] = page["Items"]
+        return items[0] if items else None
 
     # --- plumbing --------------------------------------------------------------------
 
@@ -231,33 +234,39 @@ class ProgressStore(Repository):
         )
 
 
-def place_bucket(player: str, buckets: int) -> int:
-    """Which places item holds `player`'s place: a stable hash, not Python's salted one."""
-    digest = hashlib.sha256(player.encode()).digest()
-    return int.from_bytes(digest[:4], "big") % buckets
-
-
-def _place_buckets(player_count: int) -> int:
-    return max(1, -(-player_count // PLACES_PER_ITEM))
-
-
 def _node_key(tournament: str, round: int, step: Step) -> dict[str, Any]:
     node = f"{tournament_pk(tournament)}#ROUND#{round}#L{step.level}#N{step.node}"
     return {"pk": {"S": node}, "sk": {"S": "NODE"}}
 
 
-def _standings_key(tournament: str, index: int) -> dict[str, Any]:
-    return {"pk": {"S": f"{tournament_pk(tournament)}#STANDINGS"}, "sk": {"S": f"C#{index:06d}"}}
+def _sort_key(number: int) -> str:
+    """A sort key that orders as `number` does (places, seeding positions)."""
+    return f"S#{number:09d}"
 
 
-def _places_key(tournament: str, bucket: int) -> dict[str, Any]:
-    return {"pk": {"S": f"{tournament_pk(tournament)}#PLACES#{bucket}"}, "sk": {"S": "PLACES"}}
+def _places_key(tournament: str, position: int) -> dict[str, Any]:
+    """The key of the places item that starts at seeding position `position`."""
+    block = position // PLACES_BLOCK
+    return {
+        "pk": {"S": f"{tournament_pk(tournament)}#PLACES#{block}"},
+        "sk": {"S": _sort_key(position)},
+    }
 
 
-def _encode(standing: Standing) -> str:
-    return f"{standing.player},{standing.round},{standing.table_place},{standing.measure}"
+def _segment_item(tournament: str, segment: Segment, expires_at: int) -> dict[str, Any]:
+    return {
+        "pk": {"S": f"{tournament_pk(tournament)}#STANDINGS"},
+        "sk": {"S": _sort_key(segment.first_place)},
+        "kind": {"S": "standings"},
+        "expires_at": {"N": str(expires_at)},
+        "first_place": {"N": str(segment.first_place)},
+        "round": {"N": str(segment.group.round)},
+        "table_place": {"N": str(segment.group.table_place)},
+        "measure": {"N": str(segment.group.measure)},
+        "players": {"S": " ".join(segment.players)},
+    }
 
 
-def _decode(place: int, text: str) -> Standing:
-    player, round, table_place, measure = text.split(",")
-    return Standing(place, player, int(round), int(table_place), int(measure))
+def _segment(item: dict[str, Any]) -> Segment:
+    group = Group(int(item["round"]["N"]), int(item["table_place"]["N"]), int(item["measure"]["N"]))
+    return Segment(int(item["first_place"]["N"]), group, tuple(item["players"]["S"].split(" ")))

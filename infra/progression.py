@@ -5,7 +5,8 @@ For each `TableFinished` (RULES.md §5, through the pure `core.bracket` function
 2. report the table to its round's counting tree (`core.bracket.completion`);
 3. put its advancers in their slot at the next table; once every feeder has sent its
    players, seat that table (or give a bye, stored as a table that is over at once);
-4. after the final, compute and store the standings, then mark the tournament finished.
+4. after the final, begin the finish job (`infra.finish_job`), which stores the standings
+   a bounded step at a time and then marks the tournament finished.
 
 Each step is idempotent and comes before the steps that depend on it, so a consumer
 that dies anywhere and is retried, or gets the event twice or late, ends in the same
@@ -27,16 +28,16 @@ from core.bracket import (
     check_outcome,
     exits,
     seat_next,
-    standings,
 )
 from core.bracket.completion import completion_path
 from core.bracket.progression import Exit
 from core.match import Seating
 from core.outcome import Outcome, Placement
+from infra import finish_job
 from infra.deadlines import seated_at
-from infra.errors import NotFound
+from infra.errors import NotFound, WrongStatus
 from infra.events import TableFinished
-from infra.progress_store import ProgressStore
+from infra.job_store import JobStore
 from infra.records import PlayerExit, Status, TournamentRecord
 from infra.table_item import TableRecord, bye_table
 from infra.tournaments import bracket_plan
@@ -49,7 +50,7 @@ class StartNotFinished(InvalidBracket):
 class ProgressionService:
     """Moves a running tournament on, one finished table at a time."""
 
-    def __init__(self, store: ProgressStore, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: JobStore, clock: Callable[[], float] = time.time) -> None:
         self._store = store
         self._clock = clock  # a seated table's first deadline runs from its seating
         # what progression reads of a tournament never changes once it runs
@@ -148,29 +149,25 @@ class ProgressionService:
             self._store.move_player(tournament.id, player, ref, decision.table.round)
 
     def _finish(self, tournament: TournamentRecord) -> None:
-        """After the final: every player has exited, so the standings are complete."""
-        current = self._store.get_tournament(tournament.id)
-        if current is not None and current.status == Status.STARTING:
-            # a start interrupted before `running` must be resumed first; until then
-            # the event goes back to the queue and comes again
-            raise StartNotFinished(f"tournament {tournament.id} is still starting", rule="start")
-        players = list(self._store.players(tournament.id))
-        missing = [p.id for p in players if p.exit is None]
-        if missing:  # cannot happen while every table reports before its successor seats
-            raise InvalidBracket(
-                f"{len(missing)} players have no exit yet, such as {missing[0]}",
-                rule="RULES.md §5 standings",
+        """After the final: begin the finish job, which writes the standings a page at a
+        time and then marks the tournament finished (`infra.finish_job`). A repeated
+        final finds the job begun or done, and that is enough."""
+        try:
+            self._store.begin_job(tournament.id, Status.RUNNING, finish_job.begin())
+        except WrongStatus:
+            current = self._store.get_tournament(tournament.id)
+            if current is not None and current.status == Status.STARTING:
+                # a start interrupted before `running` must be resumed first; until then
+                # the event goes back to the queue and comes again
+                raise StartNotFinished(
+                    f"tournament {tournament.id} is still starting", rule="start"
+                ) from None
+            finishing = current is not None and (
+                current.status == Status.FINISHED
+                or (current.job is not None and current.job.name == "finish")
             )
-        table = standings(
-            (
-                Exit(p.id, p.exit.round, p.exit.table_place, p.exit.measure)
-                for p in players
-                if p.exit is not None
-            ),
-            {p.id: p.seed_position for p in players},
-        )
-        self._store.write_standings(tournament.id, table, tournament.expires_at)
-        self._store.finish(tournament.id, table)
+            if not finishing:
+                raise
         self._running.pop(tournament.id, None)
 
 

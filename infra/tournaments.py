@@ -199,9 +199,7 @@ class TournamentService:
             "table": table,
             "eliminated": player.exit is not None and player.exit.eliminated,
             "place": (
-                self._repository.place_of(tournament, player.id, found.player_count)
-                if finished
-                else None
+                self._repository.place_of(tournament, player.seed_position) if finished else None
             ),
         }
 

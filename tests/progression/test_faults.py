@@ -41,14 +41,18 @@ def test_crashes_and_bad_deliveries_end_in_the_same_standings(
 
     assert standings == expected
     sites = crash.sites
-    for who in ("publisher", "progression", "timers", "timeout"):
+    for who in ("publisher", "progression", "timers", "timeout", "jobs"):
         assert any(site.startswith(who + ":") for site in sites), who
     for site in sites:
         assert crash.crashed[site, "before"] >= 1, site
         assert crash.crashed[site, "after"] >= 1, site
     progression_writes = {site.split(":")[2] for site in sites if site.startswith("progression")}
-    # exits, moves, arrivals, round nodes, seated tables, standings, the finish
-    assert len(progression_writes) >= 6, progression_writes
+    # exits and moves (T/P), arrivals, round nodes, seated tables, the finish job's
+    # beginning (T/META); the standings are the finish job's
+    assert len(progression_writes) >= 5 and "T/META" in progression_writes, progression_writes
+    job_writes = {site.split(":")[2] for site in sites if site.startswith("jobs")}
+    assert {"batch", "T/META"} <= job_writes, job_writes  # items, then each step's record
+    assert any(site.startswith("jobs:") and ":champion" in site for site in sites), "finished"
     queue = stack.delivery.queue_readers[0]
     assert queue.failures > 0 and not queue.dead_letters
     assert all(reader.failures > 0 for reader in stack.delivery.stream_readers)

@@ -1,0 +1,243 @@
+"""The finish job on moto, with tiny pages so that it takes many steps: the standings and
+every player's place through the API are exactly `core.bracket.standings`'; a step that
+dies after writing runs again to the same items; an old `JobStepReady` does nothing."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+import infra.finish_job
+from core.bracket import Bracket, BracketPlan, SeatTable, Standing, seeded_order
+from core.outcome import Outcome
+from functions.api.app import lambda_handler
+from functions.wiring import use_services
+from infra.bootstrap import build_services
+from infra.dice import SeededDice
+from infra.events import JobStepReady
+from infra.finish_job import FinishJob
+from infra.job_store import JobStore, chunked
+from infra.jobs import JobRunner
+from infra.local.lambda_events import invoke_http
+from infra.local.provision import create_tables
+from infra.records import PlayerExit, PlayerRecord, Status, TournamentRecord
+from infra.settings import Settings
+from infra.start_job import ORDER
+from infra.tokens import hash_token
+
+TABLE = "knobelcup"
+T = "t-finish"
+ORDER_CHUNK = 7  # the order in chunks of 7 ids, so that a step reads across chunks
+
+
+@pytest.fixture
+def store(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[JobStore]:
+    """The template's table on moto, and the API's services over it."""
+    monkeypatch.setenv("KNOBELCUP_TABLE", TABLE)
+    monkeypatch.setattr(infra.finish_job, "ORDER_CHUNK", ORDER_CHUNK)
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        create_tables(client, names={"KnobelcupTable": TABLE})
+        settings = Settings.from_env()
+        use_services(build_services(settings, client=client, dice=SeededDice("x")))
+        yield JobStore(client, TABLE)
+        use_services(None)
+
+
+def played(player_count: int, table_size: int, advance: int, seed: int) -> Bracket:
+    """A whole tournament in memory with random rankings and measures of 0 to 2, so that
+    many players tie on round, table place and measure."""
+    rng = random.Random(seed)
+    plan = BracketPlan.build(player_count, table_size, advance)
+    bracket = Bracket(plan, seeded(player_count))
+    playing = [d for d in bracket.start() if isinstance(d, SeatTable)]
+    while playing:
+        table = playing.pop(rng.randrange(len(playing)))
+        ranking = list(table.players)
+        rng.shuffle(ranking)
+        outcome = Outcome.from_ranking(
+            tuple(ranking),
+            {p: rng.randrange(3) for p in ranking},
+            "penalty_points",
+            lower_measure_is_better=True,
+        )
+        playing += [d for d in bracket.record(table.table, outcome) if isinstance(d, SeatTable)]
+    assert bracket.is_finished
+    return bracket
+
+
+def seeded(player_count: int) -> tuple[str, ...]:
+    return seeded_order([f"p-{n:03d}" for n in range(player_count)], "s")
+
+
+def stored(store: JobStore, bracket: Bracket) -> None:
+    """The items the start and the progression leave for the finish: the tournament
+    running, every player with a seeding position and an exit, the order in chunks."""
+    order = seeded(bracket.plan.player_count)
+    exits = {s.player: s for s in bracket.standings}
+    tournament = TournamentRecord(
+        id=T,
+        name="finish",
+        game="maexchen",
+        options={},
+        table_size=bracket.plan.table_size,
+        advance=bracket.plan.advance,
+        player_limit=1000,
+        organizer_hash="-",
+        created_at=0,
+        expires_at=2_000_000_000,
+        status=Status.RUNNING,
+        player_count=bracket.plan.player_count,
+        seed="s",
+    )
+    store.create_tournament(tournament)
+    store.put_players(
+        PlayerRecord(
+            tournament=T,
+            id=player,
+            name=player,
+            token_hash=hash_token(token(player)),
+            registered_at=0,
+            expires_at=tournament.expires_at,
+            table=f"R{exits[player].round}-1",
+            table_round=exits[player].round,
+            seed_position=position,
+            exit=PlayerExit(
+                exits[player].round,
+                f"R{exits[player].round}-1",
+                exits[player].table_place,
+                exits[player].measure,
+                eliminated=exits[player].place > 1,
+            ),
+        )
+        for position, player in enumerate(order)
+    )
+    store.put_id_chunks(T, ORDER, 0, list(chunked(order, ORDER_CHUNK)))
+
+
+def token(player: str) -> str:
+    return f"{player}.secret"
+
+
+def tiny_runner(store: JobStore) -> JobRunner:
+    job = FinishJob(store, count_page=4, count_pages=2, place_page=5, segment_rows=2)
+    return JobRunner(store, {"finish": job})
+
+
+def api(method: str, path: str, **request: Any) -> Any:
+    answer = invoke_http(lambda_handler, method, path, **request)
+    assert answer.status == 200, answer.body
+    return answer.body
+
+
+def all_standings(limit: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = api("GET", f"/tournaments/{T}/standings", query=f"offset={offset}&limit={limit}")
+        rows += page["standings"]
+        offset = page["next_offset"]
+    return rows
+
+
+def as_rows(standings: tuple[Standing, ...]) -> list[dict[str, Any]]:
+    return [s._asdict() for s in standings]
+
+
+@pytest.mark.parametrize(
+    ("players", "table_size", "advance", "seed"),
+    [(41, 4, 2, 1), (23, 2, 1, 2), (60, 6, 3, 3)],  # byes in the second: odd, tables of 2
+    ids=["41-at-4", "23-at-2-with-byes", "60-at-6"],
+)
+def test_many_tiny_steps_give_the_standings_and_every_place(
+    store: JobStore, players: int, table_size: int, advance: int, seed: int
+) -> None:
+    bracket = played(players, table_size, advance, seed)
+    stored(store, bracket)
+    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    assert api("GET", f"/tournaments/{T}")["status"] == "running"
+
+    steps = tiny_runner(store).run_to_end(T)
+
+    assert steps >= players // 8 + players // 5  # counted 8 a step, placed 5 a step
+    expected = as_rows(bracket.standings)
+    for limit in (1, 3, 1000):
+        assert all_standings(limit) == expected
+    middle = api("GET", f"/tournaments/{T}/standings", query="offset=5&limit=9")["standings"]
+    assert middle == expected[5:14]
+    beyond = api("GET", f"/tournaments/{T}/standings", query=f"offset={players}&limit=5")
+    assert beyond["standings"] == [] and beyond["next_offset"] is None
+    for row in expected:
+        me = api("GET", f"/tournaments/{T}/me", token=token(row["player"]))
+        assert me["place"] == row["place"], row
+    view = api("GET", f"/tournaments/{T}")
+    assert view["status"] == "finished"
+    assert view["champion"] == bracket.champion == expected[0]["player"]
+    assert view["standings"] == expected[:10]
+
+
+def test_a_step_that_dies_after_writing_runs_again_to_the_same_items(
+    store: JobStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bracket = played(37, 4, 2, 7)
+    stored(store, bracket)
+    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    runner = tiny_runner(store)
+    put_standings = store.put_standings
+    calls = 0
+
+    def dies_on_the_third(*args: Any) -> None:
+        nonlocal calls
+        calls += 1
+        put_standings(*args)
+        if calls == 3:
+            raise RuntimeError("the function died after writing its standings")
+
+    monkeypatch.setattr(store, "put_standings", dies_on_the_third)
+    with pytest.raises(RuntimeError, match="died"):
+        runner.run_to_end(T)
+    before = store.get_tournament(T)
+    assert before is not None and before.job is not None and before.job.phase == "place"
+    runner.run_to_end(T)  # the step that died runs again, then the rest
+
+    assert calls > 3
+    assert all_standings(1000) == as_rows(bracket.standings)
+    segments = standings_items(store)
+    first_places = [int(item["first_place"]["N"]) for item in segments]
+    assert first_places == sorted(set(first_places)), "no segment written twice"
+    assert sum(len(item["players"]["S"].split(" ")) for item in segments) == 37
+
+
+def standings_items(store: JobStore) -> list[dict[str, Any]]:
+    return list(
+        boto3.client("dynamodb").query(
+            TableName=TABLE,
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": f"T#{T}#STANDINGS"}},
+        )["Items"]
+    )
+
+
+def test_an_old_job_step_ready_does_nothing(store: JobStore) -> None:
+    bracket = played(12, 4, 2, 5)
+    stored(store, bracket)
+    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    runner = tiny_runner(store)
+    first = JobStepReady(event_id="a", tournament=T, job="finish", step=0)
+    assert runner.run(first) == "stepped"
+    after_first = store.get_tournament(T)
+    assert runner.run(first) == "stale"
+    assert store.get_tournament(T) == after_first
+    runner.run_to_end(T)
+    finished = store.get_tournament(T)
+    assert finished is not None and finished.status == Status.FINISHED
+    for step in range(0, 10):
+        copy = JobStepReady(event_id="b", tournament=T, job="finish", step=step)
+        assert runner.run(copy) == "stale"
+    assert store.get_tournament(T) == finished
+    assert all_standings(1000) == as_rows(bracket.standings)

@@ -188,9 +188,12 @@ class StateKeeper:
         self._path = path
 
     def keep_saving(self) -> None:
-        """Save a changed state every `SAVE_SECONDS`, forever (a daemon thread's work)."""
+        """Save a changed state every `SAVE_SECONDS`, forever (a daemon thread's work);
+        a big state that takes long to write is saved less often, so that writing it
+        never takes more than a quarter of a core."""
+        pause = SAVE_SECONDS
         while True:
-            time.sleep(SAVE_SECONDS)
+            time.sleep(pause)
             with self._app.lock:
                 if not self._app.changed:
                     continue
@@ -198,7 +201,9 @@ class StateKeeper:
                 child = os.fork()
                 if child == 0:  # the copy: moto's state as of this instant
                     self._save_in_child()
+            started = time.monotonic()
             os.waitpid(child, 0)
+            pause = max(SAVE_SECONDS, 3 * (time.monotonic() - started))
 
     def _save_in_child(self) -> None:
         code = 0

@@ -1,11 +1,16 @@
 """`make serve`: the whole service on http://127.0.0.1:3000 until Ctrl-C.
 
 python -m cli.serve [--host 127.0.0.1] [--port 3000] [--dice-seed S] [--verbose]
+                    [--state DIR | --memory] [--fresh]
+
+State is kept in DIR (default `.knobelcup/`): stopped and started again, the service
+goes on where it was. `--fresh` starts empty; `--memory` keeps nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import signal
 import subprocess
@@ -13,8 +18,16 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
+from pathlib import Path
 
-from infra.local.service import running_service
+from infra.local.moto_atomic import MotoFailed
+from infra.local.service import MOTO_STATE_FILE, running_service
+
+DEFAULT_STATE = Path(".knobelcup")
+
+
+class StateInUse(RuntimeError):
+    """Another service keeps its state in the same directory."""
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -38,7 +51,44 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--verbose", action="store_true", help="show the functions' logs and an access log"
     )
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--state",
+        type=Path,
+        default=DEFAULT_STATE,
+        metavar="DIR",
+        help="keep the state here, to go on after a stop (default .knobelcup)",
+    )
+    where.add_argument(
+        "--memory", action="store_true", help="keep the state in memory only: gone on stop"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="start empty, throwing away the saved state"
+    )
     return parser.parse_args(argv)
+
+
+@contextmanager
+def state_directory(directory: Path, *, fresh: bool) -> Iterator[bool]:
+    """`directory` made and locked for this service while it runs (`StateInUse` if
+    another has it); whether it holds a saved state to go on from."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / "lock").open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise StateInUse(
+                f"{directory} is in use by another running service (process "
+                f"{lock.read().strip() or '?'}): stop it, or pass another --state"
+            ) from None
+        lock.truncate(0)
+        lock.write(str(os.getpid()))
+        lock.flush()
+        saved = directory / MOTO_STATE_FILE
+        if fresh:
+            saved.unlink(missing_ok=True)
+        yield saved.exists()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -49,14 +99,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A shell starts background jobs with SIGINT ignored; Ctrl-C must stop us anyway.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     print("Starting Knobelcup (moto's server, the template's resources, the functions)…")
+    state = None if args.memory else args.state
+    failure = None
     try:
-        with running_service(
-            args.host,
-            args.port,
-            dice_seed=args.dice_seed,
-            verbose=args.verbose,
-            api_workers=args.api_workers,
-        ) as service:
+        with (
+            state_directory(state, fresh=args.fresh) if state else _no_state() as going_on,
+            running_service(
+                args.host,
+                args.port,
+                dice_seed=args.dice_seed,
+                verbose=args.verbose,
+                api_workers=args.api_workers,
+                state=state,
+            ) as service,
+        ):
+            kept = (
+                "in memory only: gone on stop"
+                if state is None
+                else f"{state}/ ({'going on from the last run' if going_on else 'new'})"
+            )
             print(
                 f"\nKnobelcup is serving:\n"
                 f"  API            {service.url}\n"
@@ -64,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  Bracket pages  {service.bracket_url()}"
                 f"  (a tournament's: {service.url}/tournaments/<id>/bracket)\n"
                 f"  moto (AWS)     {service.aws_endpoint}\n"
+                f"  State          {kept}\n"
                 f"\nCtrl-C stops everything.",
                 flush=True,
             )
@@ -74,24 +136,51 @@ def main(argv: Sequence[str] | None = None) -> int:
                 redirect_stdout(sys.stdout if args.verbose else nowhere),
             ):
                 try:
-                    while not stopped.wait(0.5):
+                    while not stopped.wait(0.5) and not (failure := service.failure()):
                         pass
                 except KeyboardInterrupt:
                     pass
+            if failure:
+                print(f"\nerror: {failure}; the service cannot go on and stops.", file=sys.stderr)
             print("\nStopping…", flush=True)
     except OSError as error:
         print(f"error: cannot serve on {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 1
+    except StateInUse as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except MotoFailed as error:
+        print(
+            f"error: {error}"
+            + ("" if state is None else f"; to start empty instead, add --fresh (state: {state})"),
+            file=sys.stderr,
+        )
+        return 1
+    if failure:
+        if state is not None:
+            print(
+                f"Stopped. Start it again to go on from the state last saved in {state}/ "
+                "(the last few seconds may be lost).",
+                file=sys.stderr,
+            )
         return 1
     print("Stopped.")
     return 0
 
 
 @contextmanager
-def serving_in_background(port: int = 0, *extra: str) -> Iterator[str]:
+def _no_state() -> Iterator[bool]:
+    yield False
+
+
+@contextmanager
+def serving_in_background(port: int = 0, *extra: str, state: Path | None = None) -> Iterator[str]:
     """`serve` in a process of its own (so it has a core and an interpreter lock of its
-    own); its URL once it answers. Stopped, as by Ctrl-C, on exit."""
+    own); its URL once it answers. Its state is kept in `state`, else in memory only.
+    Stopped, as by Ctrl-C, on exit."""
+    keep = ["--memory"] if state is None else ["--state", str(state)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "cli.serve", "--port", str(port), *extra],
+        [sys.executable, "-m", "cli.serve", "--port", str(port), *keep, *extra],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -3,7 +3,8 @@
 Each worker is a process of its own with the handler imported and its services wired
 to the same table, so requests are handled side by side (one at a time per worker, as
 in Lambda) while moto's server works on another core. A worker that dies fails only
-the request it was serving and is replaced, as Lambda replaces a crashed environment.
+the request it was serving and is replaced, as Lambda replaces a crashed environment;
+`revive` replaces the idle ones that died, and says how many are ready to serve.
 The service stops the workers itself: they ignore the Ctrl-C the terminal sends to the
 whole process group, and exit when the service goes away.
 """
@@ -21,7 +22,10 @@ from contextlib import suppress
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from multiprocessing.synchronize import Event
 from typing import Any
+
+from botocore.exceptions import EndpointConnectionError
 
 from infra.dice import DiceSource, PlaceSeededDice, SecretDice
 from infra.local.lambda_events import LocalContext
@@ -41,9 +45,11 @@ def dice_for(seed: str | None) -> DiceSource:
     return PlaceSeededDice(seed) if seed else SecretDice()
 
 
-def _serve(requests: Connection, settings: Settings, dice_seed: str | None, quiet: bool) -> None:
-    """A worker's life: import the handler once, then answer events until told to stop
-    (None) or the service is gone."""
+def _serve(
+    requests: Connection, ready: Event, settings: Settings, dice_seed: str | None, quiet: bool
+) -> None:
+    """A worker's life: import the handler once, say it is `ready`, then answer events
+    until told to stop (None) or the service is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the service to act on
     if quiet:  # Powertools prints metrics to stdout even when they are disabled
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the process's lifetime)
@@ -53,6 +59,7 @@ def _serve(requests: Connection, settings: Settings, dice_seed: str | None, quie
     from infra.bootstrap import aws_client, build_services  # noqa: PLC0415
 
     use_services(build_services(settings, client=aws_client("dynamodb"), dice=dice_for(dice_seed)))
+    ready.set()
     while True:
         try:
             event = requests.recv()
@@ -62,6 +69,8 @@ def _serve(requests: Connection, settings: Settings, dice_seed: str | None, quie
             return
         try:
             answer: tuple[bool, Any] = (True, lambda_handler(event, LocalContext("api")))
+        except EndpointConnectionError as error:  # moto's server is gone: the service says so
+            answer = (False, str(error))
         except Exception as error:  # the function failed: API Gateway answers 500
             traceback.print_exc()  # to the service's terminal, as Lambda logs it
             answer = (False, f"{type(error).__name__}: {error}")
@@ -72,6 +81,7 @@ def _serve(requests: Connection, settings: Settings, dice_seed: str | None, quie
 class _Worker:
     process: BaseProcess
     requests: Connection
+    ready: Event  # set once the handler is imported and wired
 
 
 class ApiWorkers:
@@ -91,12 +101,13 @@ class ApiWorkers:
 
     def _start(self) -> _Worker:
         mine, theirs = self._context.Pipe()
+        ready = self._context.Event()
         process = self._context.Process(
-            target=_serve, args=(theirs, *self._args), name="api-worker", daemon=True
+            target=_serve, args=(theirs, ready, *self._args), name="api-worker", daemon=True
         )
         process.start()
         theirs.close()  # the worker's end: only the worker holds it, so its death is EOF
-        worker = _Worker(process, mine)
+        worker = _Worker(process, mine, ready)
         with self._lock:
             self._all.append(worker)
         return worker
@@ -121,6 +132,24 @@ class ApiWorkers:
             raise RuntimeError(f"the API function failed: {answer}")
         result: dict[str, Any] = answer
         return result
+
+    def revive(self) -> int:
+        """Replace the idle workers that died (not waiting for a request to find them);
+        how many workers are alive and ready to serve."""
+        idle: list[_Worker] = []
+        with suppress(queue.Empty):
+            while True:
+                idle.append(self._idle.get_nowait())
+        try:
+            idle = [w if w.process.is_alive() else self._replace(w) for w in idle]
+        except WorkerDied:  # stopping: put back what is left, replaced or not
+            pass
+        finally:
+            for worker in idle:
+                self._idle.put(worker)
+        with self._lock:
+            workers = list(self._all)
+        return sum(w.ready.is_set() and w.process.is_alive() for w in workers)
 
     def _replace(self, dead: _Worker) -> _Worker:
         self._retire(dead)

@@ -68,14 +68,18 @@ class StreamTap:
     """Reads the table's stream once for all its readers, as each mapping would on AWS
     (moto's GetRecords is slow: reading it once per reader would double the cost)."""
 
-    def __init__(self, streams: Any, stream_arn: str) -> None:
+    def __init__(self, streams: Any, stream_arn: str, at_sequence: int | None = None) -> None:
         self._streams = streams
         self.arn = stream_arn
         shard = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"][0]
+        start = {"ShardIteratorType": "TRIM_HORIZON"}  # else from a runner's checkpoint:
+        if at_sequence is not None:
+            start = {"ShardIteratorType": "AT_SEQUENCE_NUMBER", "SequenceNumber": str(at_sequence)}
         self._iterator = streams.get_shard_iterator(
-            StreamArn=stream_arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+            StreamArn=stream_arn, ShardId=shard["ShardId"], **start
         )["ShardIterator"]
         self._readers: list[StreamReader] = []
+        self.next_sequence = at_sequence  # of the first record not fetched yet, once known
 
     def reader(
         self, handler: Handler, name: str, filters: list[dict[str, Any]] | None = None
@@ -92,6 +96,8 @@ class StreamTap:
             page = self._streams.get_records(ShardIterator=self._iterator, Limit=GET_RECORDS_LIMIT)
             self._iterator = page["NextShardIterator"]
             records = [_lambda_record(r, self.arn) for r in page["Records"]]
+            if records:
+                self.next_sequence = int(records[-1]["dynamodb"]["SequenceNumber"]) + 1
             for reader in self._readers:
                 reader.pending.extend(r for r in records if passes(reader.filters, r))
             if len(records) < GET_RECORDS_LIMIT:  # the end of the shard, for now

@@ -14,6 +14,10 @@ serializer, which walks botocore's shape model for every attribute of every item
 per stream record, most of the local service's time. Their JSON protocol's answer is
 the result itself, with times as epoch seconds.
 
+With `--state FILE` it loads moto's state from FILE at its start, saves it there every
+`SAVE_SECONDS` while requests change it, and once more when it is stopped or its parent
+goes (`infra.local.moto_state`).
+
 Run: `python -m infra.local.moto_atomic --port 5000` (the tests and the local stack start it).
 """
 
@@ -23,6 +27,7 @@ import argparse
 import copy
 import functools
 import json
+import logging
 import os
 import signal
 import socket
@@ -32,7 +37,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from moto.core.responses import ActionResult
@@ -47,9 +54,16 @@ from moto.moto_server.werkzeug_app import (
 )
 from werkzeug.serving import run_simple
 
+from infra.local import moto_state
+
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 STOP_SECONDS = 5.0  # how long the server may take to exit when terminated
+SAVE_STOP_SECONDS = 120.0  # ... when it saves its state first (a big tournament's takes seconds)
 PARENT_CHECK_SECONDS = 1.0
+SAVE_SECONDS = 5.0  # a crash of the server loses at most the last few seconds' changes
+# Requests that change nothing worth saving: reads, and a queue's receive (a message
+# received but not deleted is visible again after a restart anyway).
+READ_ONLY = ("Get", "List", "Describe", "Query", "Scan", "BatchGet", "Receive")
 
 
 JSON_PROTOCOL_SERVICES = frozenset({"dynamodb", "dynamodbstreams"})
@@ -133,39 +147,127 @@ def serve_faster() -> None:
     ActionResult.execute_result = _execute_result  # type: ignore[method-assign]
 
 
-def atomic_app() -> Wsgi:
-    """moto's WSGI application behind a lock held until the response is complete."""
-    serve_faster()
-    app = DomainDispatcherApplication(create_backend_app)
-    # moto lists its own package directory on every request to find the service
-    app.get_backend_for_host = functools.lru_cache(maxsize=64)(app.get_backend_for_host)  # type: ignore[method-assign]
-    lock = threading.Lock()
+class AtomicApp:
+    """moto's WSGI application behind a lock held until the response is complete; it
+    notes whether a request may have changed moto's state since the last snapshot."""
 
-    def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
-        with lock:
-            return list(app(environ, start_response))
+    def __init__(self) -> None:
+        serve_faster()
+        app = DomainDispatcherApplication(create_backend_app)
+        # moto lists its own package directory on every request to find the service
+        app.get_backend_for_host = functools.lru_cache(maxsize=64)(app.get_backend_for_host)  # type: ignore[method-assign]
+        self._app = app
+        self.lock = threading.Lock()
+        self.changed = False  # guarded by `lock`
 
-    return serve
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        with self.lock:
+            self.changed = self.changed or _may_change(environ)
+            return list(self._app(environ, start_response))
+
+
+def atomic_app() -> AtomicApp:
+    """moto's WSGI application, one request at a time."""
+    return AtomicApp()
+
+
+def _may_change(environ: dict[str, Any]) -> bool:
+    """Whether a request may change moto's state: not a read (REST's GET, or a JSON
+    protocol's read action)."""
+    if environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+        return False
+    action = str(environ.get("HTTP_X_AMZ_TARGET", "")).rpartition(".")[2]
+    return not action.startswith(READ_ONLY)
+
+
+class StateKeeper:
+    """Saves moto's state to `path`: every `SAVE_SECONDS` if it changed (from a forked
+    copy, so requests wait only for the fork), and in full when the server stops."""
+
+    def __init__(self, app: AtomicApp, path: Path) -> None:
+        self._app = app
+        self._path = path
+
+    def keep_saving(self) -> None:
+        """Save a changed state every `SAVE_SECONDS`, forever (a daemon thread's work);
+        a big state that takes long to write is saved less often, so that writing it
+        never takes more than a quarter of a core."""
+        pause = SAVE_SECONDS
+        while True:
+            time.sleep(pause)
+            with self._app.lock:
+                if not self._app.changed:
+                    continue
+                self._app.changed = False
+                child = os.fork()
+                if child == 0:  # the copy: moto's state as of this instant
+                    self._save_in_child()
+            started = time.monotonic()
+            os.waitpid(child, 0)
+            pause = max(SAVE_SECONDS, 3 * (time.monotonic() - started))
+
+    def _save_in_child(self) -> None:
+        code = 0
+        try:
+            moto_state.save(self._path, moto_state.snapshot())
+        except BaseException:  # a child must never return into the server
+            code = 1
+        os._exit(code)
+
+    def save_now(self) -> None:
+        """Save once no request is being served (and serve none afterwards)."""
+        self._app.lock.acquire()
+        moto_state.save(self._path, moto_state.snapshot())
+
+
+class MotoFailed(RuntimeError):
+    """moto's server did not start (it says why on stderr)."""
+
+
+@dataclass(frozen=True)
+class MotoServer:
+    """A running server: its URL and its process."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def exit_code(self) -> int | None:
+        """None while it runs; its exit code once it has gone."""
+        return self.process.poll()
 
 
 @contextmanager
 def moto_server(host: str = "127.0.0.1", *, verbose: bool = False) -> Iterator[str]:
     """This server in a process of its own on a free port (a real process boundary, as
-    DynamoDB's); its URL once it listens. Stopped on exit: terminated, and killed if it
-    has not gone within `STOP_SECONDS`. It leaves Ctrl-C to its parent, which stops it
-    after the last call to it, and exits by itself if its parent is gone."""
+    DynamoDB's); its URL once it listens. See `running_moto`."""
+    with running_moto(host, verbose=verbose) as server:
+        yield server.url
+
+
+@contextmanager
+def running_moto(
+    host: str = "127.0.0.1", *, verbose: bool = False, state: Path | None = None
+) -> Iterator[MotoServer]:
+    """This server in a process of its own on a free port, once it listens; its state
+    loaded from and saved to `state` if given (else in memory only). Stopped on exit:
+    terminated, and killed if it has not gone within `STOP_SECONDS` (or, saving its
+    state, `SAVE_STOP_SECONDS`). It leaves Ctrl-C to its parent, which stops it after
+    the last call to it, and exits by itself (saving first) if its parent is gone."""
     port = _free_port(host)
     quiet = None if verbose else subprocess.DEVNULL
+    options = [] if state is None else ["--state", str(state)]
+    if not verbose:
+        options.append("--quiet")
     process = subprocess.Popen(
-        [sys.executable, "-m", __name__, "--host", host, "--port", str(port), "--child"],
+        [sys.executable, "-m", __name__, "--host", host, "--port", str(port), "--child", *options],
         stdout=quiet,
-        stderr=quiet,
+        stderr=quiet if state is None else None,  # an unreadable state says why
     )
     try:
         _wait_until_listening(host, port, process)
-        yield f"http://{host}:{port}"
+        yield MotoServer(f"http://{host}:{port}", process)
     finally:
-        stop_process(process)
+        stop_process(process, STOP_SECONDS if state is None else SAVE_STOP_SECONDS)
 
 
 def stop_process(process: subprocess.Popen[bytes], grace: float = STOP_SECONDS) -> int:
@@ -192,21 +294,31 @@ def _wait_until_listening(
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"moto's server exited with {process.returncode}")
+            raise MotoFailed(f"moto's server exited with code {process.returncode}")
         try:
             with socket.create_connection((host, port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"moto's server did not listen on {host}:{port} in {seconds:.0f} s")
+    raise MotoFailed(f"moto's server did not listen on {host}:{port} in {seconds:.0f} s")
+
+
+_keeper: StateKeeper | None = None  # saves the state before the server exits, if set
 
 
 def _exit_now(*_: object) -> None:
-    """Stop at once: the state is in memory and goes with the process anyway, and the
-    interpreter's orderly teardown of a big tournament's items takes seconds."""
+    """Stop at once, once the state is saved (if it is kept): the interpreter's orderly
+    teardown of a big tournament's items takes seconds."""
+    code = 0
+    if _keeper is not None:
+        try:
+            _keeper.save_now()
+        except Exception as error:  # say so, and still exit
+            print(f"moto's server could not save its state: {error}", file=sys.stderr)
+            code = 1
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 def _exit_with_parent() -> None:
@@ -228,7 +340,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="started by another process, which stops it: ignore Ctrl-C, exit with it",
     )
+    parser.add_argument(
+        "--state", type=Path, help="load moto's state from this file, and keep saving it there"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no access log, no banner")
     options = parser.parse_args(argv)
+    if options.quiet:
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = atomic_app()
+    if options.state is not None:
+        try:
+            moto_state.restore(options.state)
+        except moto_state.StateUnreadable as error:
+            print(f"moto's server: {error}", file=sys.stderr)
+            sys.exit(2)
+        global _keeper  # noqa: PLW0603 (the signal handler's)
+        _keeper = StateKeeper(app, options.state)
+        threading.Thread(target=_keeper.keep_saving, name="state-keeper", daemon=True).start()
     signal.signal(signal.SIGTERM, _exit_now)
     if options.child:
         # Ctrl-C reaches every process of the terminal's group; the parent still needs
@@ -238,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     run_simple(
         options.host,
         options.port,
-        atomic_app(),
+        app,
         threaded=True,
         request_handler=MotoRequestHandler,
     )

@@ -82,19 +82,26 @@ def create_tables(
     client: DynamoDBClient,
     template: Path = TEMPLATE_PATH,
     names: Mapping[str, str] | None = None,
+    *,
+    exist_ok: bool = False,
 ) -> dict[str, str]:
     """Create every table of `template` through `client`; logical id -> table name.
 
     A table is named by `names[logical id]`, else by its logical id (the template's own
     TableName, if any, is ignored: CloudFormation names tables per stack). Returns once
-    every table exists and its TTL is set.
+    every table exists and its TTL is set. `exist_ok` keeps a table that exists already
+    (a restored local state) as it is.
     """
     names = names or {}
     created: dict[str, str] = {}
     ttls: dict[str, dict[str, Any]] = {}
     for logical_id, properties in table_resources(load_template(template)):
         name = names.get(logical_id, logical_id)
-        client.create_table(**_create_table_request(name, properties, logical_id))
+        try:
+            client.create_table(**_create_table_request(name, properties, logical_id))
+        except Exception as error:
+            if not (exist_ok and _error_code(error) == "ResourceInUseException"):
+                raise
         created[logical_id] = name
         if "TimeToLiveSpecification" in properties:
             ttls[name] = _literal(properties["TimeToLiveSpecification"], logical_id)
@@ -154,13 +161,25 @@ class Messaging:
 
 
 def create_messaging(
-    events: Any, sqs: Any, scheduler: Any, prefix: str, template: Path = TEMPLATE_PATH
+    events: Any,
+    sqs: Any,
+    scheduler: Any,
+    prefix: str,
+    template: Path = TEMPLATE_PATH,
+    *,
+    exist_ok: bool = False,
 ) -> Messaging:
     """The template's bus, queues, rules (bus → queue) and schedule group, named
     `<prefix>-<logical id>`: the event plumbing as deployed, so that patterns and targets
-    cannot drift between the tests and production."""
+    cannot drift between the tests and production. `exist_ok` keeps what exists already
+    (a restored local state), adding what is missing and putting the rules again."""
     resources = load_template(template).get("Resources", {})
-    bus = events.create_event_bus(Name=f"{prefix}-events")["EventBusArn"].rsplit("/", 1)[-1]
+    bus = f"{prefix}-events"
+    try:
+        events.create_event_bus(Name=bus)
+    except Exception as error:
+        if not (exist_ok and _error_code(error) == "ResourceAlreadyExistsException"):
+            raise
     queues: dict[str, str] = {}
     arns: dict[str, str] = {}
     for logical_id, resource in resources.items():
@@ -189,5 +208,15 @@ def create_messaging(
             ],
         )
     group = f"{prefix}-turns"
-    scheduler.create_schedule_group(Name=group)
+    try:
+        scheduler.create_schedule_group(Name=group)
+    except Exception as error:
+        if not (exist_ok and _error_code(error) == "ConflictException"):
+            raise
     return Messaging(bus=bus, queues=queues, schedule_group=group)
+
+
+def _error_code(error: Exception) -> str:
+    """The AWS error code of a botocore `ClientError` ('' for anything else)."""
+    response = getattr(error, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))

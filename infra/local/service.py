@@ -6,9 +6,13 @@
 - `HttpFront` turns HTTP requests into API Gateway events for the API's handler;
 - `DeliveryRunner` plays Lambda's event source mappings and Scheduler: it hands stream
   records, queue messages and due schedules (on the real clock) to the same handlers,
-  and runs the deadline sweeper every minute.
+  and runs the deadline sweeper every minute; it applies no deadline while no API
+  worker could take a player's turn.
 
-State lives in moto's memory and is gone when the service stops.
+Given a state directory, moto's server loads its state from there at the start and
+saves it there while serving and when it stops (`moto_state`); the runner's position
+on the stream is saved with it (`checkpoint`). Without one, state lives in moto's
+memory and is gone when the service stops.
 """
 
 from __future__ import annotations
@@ -20,14 +24,16 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from infra.local.api_workers import ApiWorkers, dice_for
 from infra.local.fake_aws import fake_aws
 from infra.local.http_front import HttpFront
-from infra.local.moto_atomic import moto_server
+from infra.local.moto_atomic import MotoServer, running_moto
 
 if TYPE_CHECKING:
+    from infra.local.checkpoint import Checkpoint
     from infra.local.delivery import LocalDelivery
     from infra.local.stack import LocalStack
 
@@ -41,6 +47,8 @@ POLL_SECONDS = 0.1
 # Deadlines are at least a second away; most are cancelled by the next action long
 # before they are due, and looking less often means not even reading those.
 SCHEDULE_POLL_SECONDS = 2.0
+CHECKPOINT_SECONDS = 1.0  # how often the runner's position is written when it moved
+MOTO_STATE_FILE = "moto.pickle"  # in the state directory
 log = logging.getLogger(__name__)
 
 
@@ -51,6 +59,12 @@ class LocalService:
     url: str
     aws_endpoint: str
     stack: LocalStack
+    moto: MotoServer
+
+    def failure(self) -> str | None:
+        """Why the service cannot go on (moto's server is gone), None while it can."""
+        code = self.moto.exit_code()
+        return None if code is None else f"moto's server (the local AWS) exited with code {code}"
 
     @property
     def docs_url(self) -> str:
@@ -64,28 +78,61 @@ class LocalService:
         )
 
 
+def _always() -> bool:
+    return True
+
+
 class DeliveryRunner(threading.Thread):
     """Delivers stream records and queue messages as they come, fires schedules when
-    they are due by `clock` and runs the deadline sweeper every minute, until stopped."""
+    they are due by `clock` and runs the deadline sweeper every minute, until stopped.
 
-    def __init__(self, delivery: LocalDelivery, clock: Callable[[], float] = time.time) -> None:
+    No deadline is applied while `can_serve` says no API worker could take a player's
+    turn: schedules wait and the sweeper skips its runs. `checkpoint` gets the runner's
+    position now and then and at the end; once `healthy` says moto's server is gone the
+    runner stops quietly (the service reports it)."""
+
+    def __init__(
+        self,
+        delivery: LocalDelivery,
+        clock: Callable[[], float] = time.time,
+        *,
+        can_serve: Callable[[], bool] = _always,
+        healthy: Callable[[], bool] = _always,
+        checkpoint: Callable[[], object] | None = None,
+    ) -> None:
         super().__init__(name="local-delivery", daemon=True)
         self._delivery = delivery
         self._clock = clock
+        self._can_serve = can_serve
+        self._healthy = healthy
+        self._checkpoint = checkpoint
         self._stopping = threading.Event()
 
     def run(self) -> None:
-        next_schedules = 0.0
+        next_schedules = next_checkpoint = 0.0
+        serving = False
         while not self._stopping.wait(POLL_SECONDS):
             try:
                 self._delivery.poll()
                 now = self._clock()
                 if now >= next_schedules:
-                    self._delivery.schedules.fire_due(now)
+                    was_serving, serving = serving, self._can_serve()
+                    if was_serving and not serving:
+                        log.warning("no API worker can serve: turn deadlines wait until one can")
+                    if serving:
+                        self._delivery.schedules.fire_due(now)
                     next_schedules = now + SCHEDULE_POLL_SECONDS
-                self._delivery.sweep_due(now)  # the deadline sweeper, once a minute
+                if serving:
+                    self._delivery.sweep_due(now)  # the deadline sweeper, once a minute
+                if self._checkpoint is not None and now >= next_checkpoint:
+                    self._checkpoint()
+                    next_checkpoint = now + CHECKPOINT_SECONDS
             except Exception:  # moto hiccups: Lambda's pollers keep polling, so do we
+                if not self._healthy():
+                    return  # moto's server is gone: nothing to deliver, nowhere to save
                 log.exception("local delivery failed; retrying")
+        if self._checkpoint is not None and self._healthy():
+            self._checkpoint()  # where the next run goes on
 
     def stop(self) -> None:
         """Finish the current delivery and stop."""
@@ -101,12 +148,17 @@ def running_service(
     dice_seed: str | None = None,
     verbose: bool = False,
     api_workers: int = 2,
+    state: Path | None = None,
 ) -> Iterator[LocalService]:
     """Start everything; stop everything on exit. `port` 0 picks a free port. Dice are
     cryptographic unless `dice_seed` makes them repeatable; `verbose` shows the
     functions' logs and metrics, moto's requests and an access log. The API function
-    runs in `api_workers` processes, as concurrent Lambda execution environments."""
-    with moto_server(host, verbose=verbose) as aws_endpoint:
+    runs in `api_workers` processes, as concurrent Lambda execution environments.
+    With a `state` directory, everything goes on from where the last run in it stopped
+    (its caller makes sure no other service uses it)."""
+    saved = None if state is None else state / MOTO_STATE_FILE
+    with running_moto(host, verbose=verbose, state=saved) as moto:
+        aws_endpoint = moto.url
         quiet = {} if verbose else {"POWERTOOLS_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": NO_METRICS}
         if not verbose:
             warnings.filterwarnings("ignore", NO_METRICS.split(":")[1], UserWarning)
@@ -114,7 +166,7 @@ def running_service(
             fake_aws(aws_endpoint, POWERTOOLS_METRICS_DISABLED=str(not verbose).lower(), **quiet),
             _serving(
                 (host, port),
-                aws_endpoint,
+                moto,
                 dice_seed=dice_seed,
                 verbose=verbose,
                 api_workers=api_workers,
@@ -126,16 +178,27 @@ def running_service(
 @contextmanager
 def _serving(
     address: tuple[str, int],
-    aws_endpoint: str,
+    moto: MotoServer,
     *,
     dice_seed: str | None,
     verbose: bool,
     api_workers: int,
 ) -> Iterator[LocalService]:
     # Imported here, once the environment is set: the functions read it at import.
+    import boto3  # noqa: PLC0415
+
+    from infra.local.checkpoint import Checkpoint  # noqa: PLC0415
     from infra.local.stack import start_local_stack, stop_local_stack  # noqa: PLC0415
 
-    stack = start_local_stack(PREFIX, dice=dice_for(dice_seed), clock=time.time, observer=False)
+    checkpoint = Checkpoint.open(boto3.client("dynamodb"), PREFIX)
+    stack = start_local_stack(
+        PREFIX,
+        dice=dice_for(dice_seed),
+        clock=time.time,
+        observer=False,
+        stream_at=checkpoint.at_sequence,
+    )
+    checkpoint.restore_dead_letters(stack.delivery)
     workers = ApiWorkers(api_workers, stack.settings, dice_seed, quiet=not verbose)
     try:
         front = HttpFront(address, workers.invoke, access_log=verbose)
@@ -143,12 +206,17 @@ def _serving(
         workers.close()
         stop_local_stack()
         raise
-    runner = DeliveryRunner(stack.delivery)
+    runner = DeliveryRunner(
+        stack.delivery,
+        can_serve=lambda: workers.revive() > 0,
+        healthy=lambda: moto.exit_code() is None,
+        checkpoint=lambda: _save_position(checkpoint, stack),
+    )
     server = threading.Thread(target=front.serve_forever, name="http-front", daemon=True)
     runner.start()
     server.start()
     try:
-        yield LocalService(front.url, aws_endpoint, stack)
+        yield LocalService(front.url, moto.url, stack, moto)
     finally:
         # Outside in: no new requests, then no new deliveries, then the functions; moto's
         # server goes last (`moto_server`), once nothing calls it any more.
@@ -157,3 +225,7 @@ def _serving(
         runner.stop()
         workers.close()
         stop_local_stack()
+
+
+def _save_position(checkpoint: Checkpoint, stack: LocalStack) -> None:
+    checkpoint.save(stack.delivery, stack.stream.next_sequence)

@@ -63,6 +63,7 @@ class LocalStack:
     delivery: LocalDelivery
     api: Services
     observer_queue: str  # gets every domain event, as an outside subscriber would
+    stream: StreamTap
 
     def observed(self) -> list[dict[str, Any]]:
         """The events that reached the outside subscriber since the last call."""
@@ -89,16 +90,19 @@ def start_local_stack(
     deliveries: Deliveries | None = None,
     writes: WriteCounter | None = None,
     observer: bool = True,
+    stream_at: int | None = None,
 ) -> LocalStack:
-    """Provision the template's resources under `prefix` and wire every handler to them;
-    `writes` counts every function's DynamoDB writes per item. `observer` adds a queue
-    that hears every event, as an outside subscriber would."""
+    """Provision the template's resources under `prefix` (keeping those a restored state
+    has) and wire every handler to them; `writes` counts every function's DynamoDB
+    writes per item. `observer` adds a queue that hears every event, as an outside
+    subscriber would. The stream is read from its start, or from the record numbered
+    `stream_at` (where a previous run stopped)."""
     dynamodb = boto3.client("dynamodb")
     sqs = boto3.client("sqs")
     events = boto3.client("events")
     scheduler = boto3.client("scheduler")
-    table = create_tables(dynamodb, names={"KnobelcupTable": f"{prefix}-table"})
-    messaging = create_messaging(events, sqs, scheduler, prefix)
+    table = create_tables(dynamodb, names={"KnobelcupTable": f"{prefix}-table"}, exist_ok=True)
+    messaging = create_messaging(events, sqs, scheduler, prefix, exist_ok=True)
     settings = Settings(
         table_name=table["KnobelcupTable"],
         event_bus=messaging.bus,
@@ -127,7 +131,7 @@ def start_local_stack(
         build_sweeper(settings, client=faulty(counted, "sweeper"), dice=dice, clock=clock)
     )
     stream_arn = dynamodb.describe_table(TableName=settings.table_name)["Table"]["LatestStreamArn"]
-    tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn)
+    tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn, stream_at)
     delivery = LocalDelivery(
         stream_readers=[
             tap.reader(
@@ -159,7 +163,7 @@ def start_local_stack(
         sweeps=RateSchedule(sweeper_app.lambda_handler, "sweeper", SWEEP_SECONDS),
     )
     observer_queue = _observe(events, sqs, messaging.bus, prefix) if observer else ""
-    return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue)
+    return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue, tap)
 
 
 def _observe(events: Any, sqs: Any, bus: str, prefix: str) -> str:

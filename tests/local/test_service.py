@@ -127,7 +127,7 @@ def _serve(*extra: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     once it prints that Ctrl-C stops it. Killed with everything it started, if still
     running at the end."""
     serve = subprocess.Popen(
-        [sys.executable, "-m", "cli.serve", "--port", "0", *extra],
+        [sys.executable, "-m", "cli.serve", "--port", "0", "--memory", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -1,0 +1,143 @@
+"""`make serve` with a state directory: stopped with Ctrl-C and started again, a
+tournament in play goes on to its champion with the same tokens; moto's server dying
+stops the service with a clear error instead of answering 500 forever."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from cli.api_client import ApiClient
+from cli.demo_bots import DemoBots, bot_names
+from core.bracket import BracketPlan
+
+PLAYERS, TABLE_SIZE, ADVANCE = 8, 4, 2  # round 1: two tables; the final: one
+
+
+class _Enough(Exception):
+    """Stops the bots once part of the tournament is played."""
+
+
+@contextmanager
+def _serve(state: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`make serve --state state` in a session of its own; (process, its URL) once it
+    serves. Killed with everything it started, if still running at the end."""
+    serve = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cli.serve",
+            "--port",
+            "0",
+            "--dice-seed",
+            "state",
+            "--state",
+            state,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
+    try:
+        assert serve.stdout is not None
+        lines = []
+        for line in serve.stdout:
+            lines.append(line)
+            if "Ctrl-C" in line:
+                break
+        yield serve, next(line.split()[-1] for line in lines if line.strip().startswith("API "))
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+        serve.communicate()
+
+
+def _ctrl_c(serve: subprocess.Popen[str]) -> None:
+    os.killpg(serve.pid, signal.SIGINT)
+    out, err = serve.communicate(timeout=90)
+    assert serve.returncode == 0, err
+    assert "Stopped." in out
+    assert "Traceback" not in err, err
+
+
+def test_a_tournament_stopped_midway_goes_on_to_its_champion_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    plan = BracketPlan.build(PLAYERS, TABLE_SIZE, ADVANCE)
+    with _serve(tmp_path) as (serve, url):
+        api = ApiClient(url)
+        created = api.ok(
+            "POST",
+            "/tournaments",
+            {"game": "maexchen", "name": "Restarted", "table_size": TABLE_SIZE, "advance": ADVANCE},
+        )
+        tid, organizer = created["tournament_id"], created["organizer_token"]
+        api.ok("POST", f"/tournaments/{tid}/registration/open", token=organizer)
+        bots = DemoBots(url, tid, "maexchen", workers=2)
+        bots.register(bot_names(PLAYERS))
+        api.ok("POST", f"/tournaments/{tid}/start", {"seed": "state"}, token=organizer)
+
+        def stop_after_the_first_table(_round: int) -> None:
+            raise _Enough
+
+        try:
+            bots.play(plan, stop_after_the_first_table)
+        except _Enough:
+            pass
+        else:
+            raise AssertionError("the first finished table should have stopped the bots")
+        before = api.ok("GET", f"/tournaments/{tid}/rounds/1")
+        _ctrl_c(serve)
+    assert (tmp_path / "moto.pickle").exists()
+    over_before = {t["table"] for t in before["tables"] if t["over"]}
+    assert over_before, "a round-1 table was over before the stop"
+
+    with _serve(tmp_path) as (serve, url):
+        api = ApiClient(url)
+        going_on = api.ok("GET", f"/tournaments/{tid}")
+        assert going_on["status"] == "running"
+        after = api.ok("GET", f"/tournaments/{tid}/rounds/1")
+        assert {t["table"] for t in after["tables"] if t["over"]} >= over_before
+        # the organizer's token still works: a running tournament refuses another start
+        again = api.call("POST", f"/tournaments/{tid}/start", token=organizer)
+        assert again.status == 409, again.raw
+        restarted = DemoBots(url, tid, "maexchen", workers=2, seats=bots.seats)
+        finished = restarted.play(plan, lambda _round: None)
+        assert finished["status"] == "finished"
+        assert finished["champion"] in bots.seats
+        # every player's token from before the stop still opens their own view
+        some = next(iter(bots.seats.values()))
+        me = api.ok("GET", f"/tournaments/{tid}/me", token=some.token)
+        assert me["place"] >= 1
+        _ctrl_c(serve)
+
+
+def _moto_process(serve: int) -> int:
+    for child in Path(f"/proc/{serve}/task").glob("*/children"):
+        for pid in child.read_text().split():
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"infra.local.moto_atomic" in command:
+                return int(pid)
+    raise AssertionError("moto's server runs as a child process of serve")
+
+
+def test_when_motos_server_dies_serve_says_so_and_stops(tmp_path: Path) -> None:
+    with _serve(tmp_path) as (serve, url):
+        api = ApiClient(url)
+        assert api.call("POST", "/tournaments", {"game": "maexchen"}).status == 201
+        os.kill(_moto_process(serve.pid), signal.SIGKILL)
+        _, err = serve.communicate(timeout=90)
+        assert serve.returncode == 1
+        assert "moto's server (the local AWS) exited with code -9" in err
+        assert "Traceback" not in err, err
+    # and it goes on from what was saved: a state that moto can load
+    with _serve(tmp_path) as (serve, url):
+        assert ApiClient(url).call("GET", "/openapi.json").status == 200
+        _ctrl_c(serve)

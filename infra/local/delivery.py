@@ -56,9 +56,15 @@ class Deliveries:
     # runs (it died on Lambda's every try), and the schedule is gone
     lose_deadline: float = 0.0
     random: random.Random = field(init=False)
+    # each loss draws from a stream of its own, so that where one strikes does not
+    # depend on the other, or on the misbehaviours above
+    drops: random.Random = field(init=False)
+    deadline_losses: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
+        self.drops = random.Random(f"{self.seed}/drops")
+        self.deadline_losses = random.Random(f"{self.seed}/deadlines")
 
 
 def _invoke(handler: Handler, event: dict[str, Any], context: Any) -> tuple[bool, Any]:
@@ -228,7 +234,7 @@ class QueueReader:
         event = json.loads(message["Body"])
         if event.get("detail-type") not in deliveries.droppable:
             return False
-        if deliveries.random.random() >= deliveries.drop:
+        if deliveries.drops.random() >= deliveries.drop:
             return False
         self.dropped.append(event)
         self._delete(message)
@@ -338,8 +344,8 @@ class ScheduleFirer:
         for name, (due, payload) in sorted(self.pending().items(), key=lambda s: s[1][0]):
             if due > now:
                 continue
-            chance = self._deliveries.random
-            if self._deliveries.lose_deadline and chance.random() < self._deliveries.lose_deadline:
+            losses = self._deliveries
+            if losses.lose_deadline and losses.deadline_losses.random() < losses.lose_deadline:
                 # Scheduler delivered it; Lambda's tries all died: only the sweeper is left
                 self._scheduler.delete_schedule(Name=name, GroupName=self._group)
                 self.lost.append(payload)
@@ -351,6 +357,7 @@ class ScheduleFirer:
             self._scheduler.delete_schedule(Name=name, GroupName=self._group)
             fired += 1
             self.fired += 1
+            chance = self._deliveries.random
             if self._deliveries.duplicate and chance.random() < self._deliveries.duplicate:
                 self._again.append(payload)
         return fired

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from random import Random  # the class: the field `random` hides the module there
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -58,13 +59,13 @@ class Deliveries:
     random: random.Random = field(init=False)
     # each loss draws from a stream of its own, so that where one strikes does not
     # depend on the other, or on the misbehaviours above
-    drops: random.Random = field(init=False)
-    deadline_losses: random.Random = field(init=False)
+    drops: Random = field(init=False)
+    deadline_losses: Random = field(init=False)
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
-        self.drops = random.Random(f"{self.seed}/drops")
-        self.deadline_losses = random.Random(f"{self.seed}/deadlines")
+        self.drops = Random(f"{self.seed}/drops")
+        self.deadline_losses = Random(f"{self.seed}/deadlines")
 
 
 def _invoke(handler: Handler, event: dict[str, Any], context: Any) -> tuple[bool, Any]:

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import boto3
 import pytest
 from tournament_kit import StackFactory, bot_tournament, http
 
+from cli import admin
+from cli.main import build_parser
 from infra.job_store import JobStore
 from infra.local.bots import BotTournament, BotTournamentError
 from infra.local.delivery import Deliveries
 from infra.local.faults import CrashingClient, CrashPlan, SimulatedCrash
+from infra.local.redrive import InProcessInvoker
 from infra.local.stack import LocalStack
 from infra.local.write_counter import WriteCounter
 from infra.progression import ProgressionService
@@ -205,3 +209,61 @@ def test_only_the_organizer_reconciles_and_a_bad_cursor_is_refused(
     assert http("POST", path, {"cursor": "table"}, token=run.organizer).status == 422
     answer = http("POST", path, {"cursor": "R2-1"}, token=run.organizer)
     assert answer.status == 200 and answer.body["checked"] == 3  # R2-1, R2-2, R3-1
+
+
+def operator(stack: LocalStack) -> admin.Deployment:
+    """What `knobelcup admin` reaches of the stack (reconcile needs only its table)."""
+    return admin.Deployment(
+        boto3.client, {}, InProcessInvoker({}), table_name=stack.settings.table_name
+    )
+
+
+def test_admin_reconcile_goes_page_by_page_and_says_what_it_repaired(
+    local_stack: StackFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack = local_stack(deliveries=LOSE_EVERY_FINISH)
+    run = five_players(stack)
+    stall(run)
+    args = build_parser().parse_args(["admin", "reconcile", run.tournament])
+    assert (args.tournament, args.push_job, args.stack) == (run.tournament, False, "knobelcup")
+    capsys.readouterr()
+
+    assert admin.reconcile(args, operator(stack)) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("{")]
+    # one page reads its tables once: what its repairs seat is seen by the next run
+    assert said == [
+        "from the first table: 6 checked, 0 in play, repaired: R1-1 R1-2 R1-3",
+        f"{run.tournament}: running; 6 tables checked, 0 in play, 3 repaired",
+    ]
+    unknown = build_parser().parse_args(["admin", "reconcile", "t-none"])
+    assert admin.reconcile(unknown, operator(stack)) == 2
+
+
+def test_a_stuck_start_is_reported_and_pushed_to_its_end_on_request(
+    local_stack: StackFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # every step request of the start job lost: round 1 is never seated
+    stack = local_stack(deliveries=Deliveries(drop=1.0, droppable=("JobStepReady",)))
+    run = bot_tournament(stack)
+    run.create("maexchen", table_size=2, advance=1)
+    run.register([f"bot {n}" for n in range(5)])
+    run.start(in_registration_order=True)
+    stack.delivery.settle()
+    assert stack.delivery.queue_readers[1].dropped
+    page = reconcile(run)[0]
+    assert page["status"] == "starting"
+    assert page["job"] == {"name": "start", "step": 0, "phase": "seat"}
+
+    capsys.readouterr()
+    args = build_parser().parse_args(["admin", "reconcile", run.tournament])
+    assert admin.reconcile(args, operator(stack)) == 0
+    said = capsys.readouterr().out
+    assert "a start job is under way (step 0, seat); if it stopped moving" in said
+    assert http("GET", f"/tournaments/{run.tournament}").body["status"] == "starting"
+
+    pushed = build_parser().parse_args(["admin", "reconcile", run.tournament, "--push-job"])
+    assert admin.reconcile(pushed, operator(stack)) == 0
+    said = capsys.readouterr().out
+    assert "start job: 2 steps run here, it is done" in said
+    assert "job is under way" not in said
+    assert run.run()["status"] == "finished"

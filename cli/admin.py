@@ -2,6 +2,7 @@
 
 knobelcup admin redrive [--queue stream-failures|progression|all] [--stack knobelcup]
 knobelcup admin redrive --local http://127.0.0.1:PORT     (moto's address `make serve` prints)
+knobelcup admin reconcile TOURNAMENT [--push-job] [--stack knobelcup | --local URL]
 
 Each verb is a `Verb`: its options and what it runs against a `Deployment` (the queues,
 clients and stream readers of one stack). A new verb is one more entry in `VERBS`.
@@ -34,6 +35,7 @@ class Deployment:
     queue_urls: dict[str, str]  # logical id → URL
     invoker: Invoker  # where the stream readers run
     wait_seconds: int = 1  # SQS long polling; 0 where nothing arrives meanwhile
+    table_name: str = "knobelcup"  # the stack's table
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,69 @@ def redrive(args: argparse.Namespace, deployment: Deployment) -> int:
     return 0 if all(outcome.clean for outcome in outcomes) else 1
 
 
+def _reconcile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tournament", help="the tournament's id")
+    parser.add_argument(
+        "--push-job",
+        action="store_true",
+        help="run the job under way (such as a start stuck seating round 1) here, step by "
+        "step, to its end; only for a job that stopped moving: one still moving would do "
+        "its steps twice",
+    )
+
+
+def reconcile(args: argparse.Namespace, deployment: Deployment) -> int:
+    """Reconcile the tournament page after page, printing each; 0 once done, 2 if unknown."""
+    from infra.bootstrap import build_jobs  # noqa: PLC0415  # imported only for this verb
+    from infra.errors import NotFound  # noqa: PLC0415
+    from infra.reconcile import build_reconciler  # noqa: PLC0415
+    from infra.settings import Settings  # noqa: PLC0415
+
+    settings = Settings(table_name=deployment.table_name, event_bus="")
+    client = deployment.clients("dynamodb")
+    reconciler = build_reconciler(settings, client=client)
+    try:
+        job = _reconcile_pages(reconciler, args.tournament)
+        if job is not None and args.push_job:
+            steps = build_jobs(settings, client=client).run_to_end(args.tournament)
+            print(f"{job['name']} job: {steps} steps run here, it is done")
+            job = _reconcile_pages(reconciler, args.tournament)
+    except NotFound as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if job is not None:
+        print(
+            f"a {job['name']} job is under way (step {job['step']}, {job['phase']}); if it "
+            "stopped moving, run again with --push-job"
+        )
+    return 0
+
+
+def _reconcile_pages(reconciler: Any, tournament: str) -> dict[str, Any] | None:
+    """Every page of one reconcile, a line each and a total; the job under way, if any."""
+    cursor: str | None = None
+    checked = in_play = 0
+    repaired: list[str] = []
+    while True:
+        report, following = reconciler.reconcile_page(tournament, cursor)
+        checked, in_play = checked + report.checked, in_play + report.in_play
+        repaired.extend(report.repaired)
+        if report.checked:
+            print(
+                f"from {cursor or 'the first table'}: {report.checked} checked, "
+                f"{report.in_play} in play, repaired: {' '.join(report.repaired) or 'none'}"
+            )
+        cursor = following
+        if cursor is None:
+            break
+    print(
+        f"{tournament}: {report.status}; {checked} tables checked, {in_play} in play, "
+        f"{len(repaired)} repaired"
+    )
+    job: dict[str, Any] | None = report.job
+    return job
+
+
 VERBS: dict[str, Verb] = {
     "redrive": Verb(
         "put set-aside work back: stream failures through their function, dead letters "
@@ -100,12 +165,20 @@ VERBS: dict[str, Verb] = {
         _redrive_arguments,
         redrive,
     ),
+    "reconcile": Verb(
+        "replay what lost events left undone in one tournament, from its items: finished "
+        "tables not moved on, next tables not seated, the finish",
+        _reconcile_arguments,
+        reconcile,
+    ),
 }
 
 
 def add_admin_parser(commands: Any) -> None:
     """`admin` and its verbs, under the main parser's subcommands."""
-    admin = commands.add_parser("admin", help="operator repairs (redrive), on AWS or locally")
+    admin = commands.add_parser(
+        "admin", help="operator repairs (redrive, reconcile), on AWS or locally"
+    )
     verbs = admin.add_subparsers(dest="verb", required=True, metavar="VERB")
     for name, verb in VERBS.items():
         parser = verbs.add_parser(name, help=verb.help)
@@ -159,7 +232,14 @@ def aws_deployment(stack: str, region: str | None = None) -> Deployment:
     missing = [q for q in needed if q not in queue_urls]
     if missing:
         raise LookupError(f"stack {stack} has no output {', '.join(m + 'Url' for m in missing)}")
-    return Deployment(session.client, queue_urls, LambdaInvoker(session.client("lambda"), passes))
+    if "TableName" not in outputs:
+        raise LookupError(f"stack {stack} has no output TableName")
+    return Deployment(
+        session.client,
+        queue_urls,
+        LambdaInvoker(session.client("lambda"), passes),
+        table_name=outputs["TableName"],
+    )
 
 
 @contextmanager
@@ -175,6 +255,7 @@ def local_deployment(endpoint: str, prefix: str = LOCAL_PREFIX) -> Iterator[Depl
         # imported only now: the functions read the environment when imported
         from infra.local.redrive import (  # noqa: PLC0415
             InProcessInvoker,
+            local_settings,
             stream_reader_handlers,
             unwire_stream_readers,
             wire_stream_readers,
@@ -186,6 +267,11 @@ def local_deployment(endpoint: str, prefix: str = LOCAL_PREFIX) -> Iterator[Depl
         clients = {"events": boto3.client("events"), "scheduler": boto3.client("scheduler")}
         wire_stream_readers(prefix, clients)
         try:
-            yield Deployment(boto3.client, queue_urls, InProcessInvoker(stream_reader_handlers()))
+            yield Deployment(
+                boto3.client,
+                queue_urls,
+                InProcessInvoker(stream_reader_handlers()),
+                table_name=local_settings(prefix).table_name,
+            )
         finally:
             unwire_stream_readers()

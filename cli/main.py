@@ -3,7 +3,7 @@
 knobelcup play --url URL --tournament ID --name Anna     (or --token TOKEN to resume)
 knobelcup bot examples/bots/maexchen_honest.py --url URL --tournament ID --count 5
 knobelcup serve ...  /  knobelcup demo ...               (their own options)
-knobelcup admin redrive [--queue stream-failures|progression|all]   (operator repairs)
+knobelcup admin redrive|reconcile ...   (operator repairs, see cli/admin.py)
 """
 
 from __future__ import annotations

@@ -97,11 +97,14 @@ def _table_events(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Domai
         )
     was_over = old is not None and old.get("status", {}).get("S") != "playing"
     if table.over and not was_over:
-        events.append(_finished(table, ref))
+        events.append(table_finished_event(table))
     return events
 
 
-def _finished(table: TableRecord, ref: TableRef) -> TableFinished:
+def table_finished_event(table: TableRecord) -> TableFinished:
+    """The `TableFinished` a finished table (or a bye) means, the same whenever it is
+    made: the publisher makes it from the stream, `infra.reconcile` from the stored item."""
+    ref = TableRef.parse(table.ref)
     if table.bye:
         placements = [PlacementDetail(player=table.ranking[0], place=1, measure=0)]
         measure_name, lower_is_better = "none", True

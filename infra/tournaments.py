@@ -235,6 +235,13 @@ class TournamentService:
         following = offset + limit if offset + limit < count else None
         return self._repository.get_tables(tournament, refs), following
 
+    def authorize(self, tournament: str, token: str) -> TournamentRecord:
+        """The tournament, if `token` is its organizer's; else `Unauthorized` (or
+        `Forbidden` for one of its players), `NotFound` for an unknown id."""
+        found = self.get(tournament)
+        self._authorize_organizer(found, token)
+        return found
+
     # --- helpers ---------------------------------------------------------------------
 
     def _authorize_organizer(self, tournament: TournamentRecord, token: str) -> None:

@@ -134,6 +134,32 @@ class StandingsPage(Lazy):
     next_offset: int | None
 
 
+class ReconcileRequest(Strict):
+    """Where a reconcile page starts (the answer's `next_cursor`); none: the first table."""
+
+    cursor: str | None = Field(default=None, max_length=20, examples=["R2-5"])
+
+
+class ReconcileJob(Lazy):
+    """A lifecycle job under way (such as the start seating round 1)."""
+
+    name: str
+    step: int
+    phase: str
+
+
+class ReconcilePage(Lazy):
+    """What one reconcile page checked and repaired; go on with `next_cursor` until null."""
+
+    tournament_id: str
+    status: str
+    checked: int = Field(description="tables of the bracket looked at on this page")
+    in_play: int = Field(description="of those, seated and waiting for players or deadlines")
+    repaired: list[str] = Field(description="tables whose finish was replayed")
+    job: ReconcileJob | None = Field(default=None, description="a job under way: reported, not run")
+    next_cursor: str | None
+
+
 class TableSummary(Lazy):
     """One table of a round, for listings."""
 

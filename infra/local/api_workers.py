@@ -55,10 +55,13 @@ def _serve(
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the process's lifetime)
     # Imported in the worker, once the environment is set: the handler reads it at import.
     from functions.api.app import lambda_handler  # noqa: PLC0415
+    from functions.api.routes.reconcile import reconciler  # noqa: PLC0415
     from functions.wiring import use_services  # noqa: PLC0415
     from infra.bootstrap import aws_client, build_services  # noqa: PLC0415
+    from infra.reconcile import build_reconciler  # noqa: PLC0415
 
     use_services(build_services(settings, client=aws_client("dynamodb"), dice=dice_for(dice_seed)))
+    reconciler.use(build_reconciler(settings, client=aws_client("dynamodb")))
     ready.set()
     while True:
         try:

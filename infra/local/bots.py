@@ -4,8 +4,11 @@ The organizer creates, opens and starts it over HTTP; each bot registers over HT
 finds its table with `GET /me` when an outside subscriber hears that a table was
 seated for it, reads its own view and acts. Absent bots never act, so only their turn
 deadlines move their tables on: when no present bot can act, the clock goes to the
-next due schedule. Every decision is seeded by the bot, table and version, and the dice
-by table and version, so two runs play the same games whatever order deliveries come in.
+next due schedule. Given a `ManualClock` (the one the stack runs on), time passes too:
+when no schedule is left but a table still waits (its deadline was lost), the clock goes
+on past the sweeper's grace and the sweeper runs. Every decision is seeded by the bot,
+table and version, and the dice by table and version, so two runs play the same games
+whatever order deliveries come in.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from infra.deadlines import GRACE_SECONDS
+from infra.local.clock import ManualClock
 from infra.local.lambda_events import HttpAnswer
 from infra.local.stack import LocalStack
 
@@ -61,6 +66,7 @@ class BotTournament:
     stack: LocalStack
     seed: str
     strategy: Strategy = any_legal_action
+    clock: ManualClock | None = None  # the stack's clock, if time may pass
     bots: dict[str, Bot] = field(default_factory=dict)
     tournament: str = ""
     organizer: str = ""
@@ -96,7 +102,7 @@ class BotTournament:
                 return self._ok("GET", f"/tournaments/{self.tournament}")
             if self._play():
                 continue
-            if not self.stack.delivery.fire_next():
+            if not self._let_time_pass():
                 raise BotTournamentError(
                     f"nothing can move: tables {sorted(self._live)} wait, no deadline is due"
                 )
@@ -117,6 +123,24 @@ class BotTournament:
         return [{**row, "player": self.bots[row["player"]].name} for row in rows]
 
     # --- helpers ---------------------------------------------------------------------
+
+    def _let_time_pass(self) -> bool:
+        """Fire the next due deadline, or with a clock, when none is left but tables
+        wait, let the sweeper find them; whether any timeout could come."""
+        delivery = self.stack.delivery
+        due = delivery.schedules.next_due()
+        if due is not None:
+            if self.clock is not None:
+                self.clock.advance_to(due)
+            delivery.schedules.fire_due(due)  # a firing that fails stays for a retry
+            return True
+        sweeps = delivery.sweeps
+        if self.clock is None or sweeps is None or not self._live:
+            return False
+        # every deadline passed by now was fired or lost: past its grace the sweeper acts
+        self.clock.advance(GRACE_SECONDS + sweeps.period)
+        delivery.sweep_due(self.clock())
+        return bool(sweeps.last and sweeps.last.get("timed_out"))
 
     def _listen(self) -> bool:
         """Take the events the subscriber heard; True once the tournament is finished."""

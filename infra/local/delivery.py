@@ -10,7 +10,9 @@ message that fails becomes visible again, after `MAX_RECEIVES` it goes to the de
 letters, and a handler that dies (an exception escaping it) fails its whole batch.
 
 `Deliveries` can make it misbehave the way AWS may: deliver a queue message twice,
-or hold one back and deliver it late, after others sent after it.
+or hold one back and deliver it late, after others sent after it. It can also lose work
+for good, as only a failure past every retry does on AWS: a queue message deleted
+without reaching the function, a deadline whose invocation dies on every try.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from random import Random  # the class: the field `random` hides the module there
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -46,10 +49,23 @@ class Deliveries:
     # receives before a message goes to the dead letters; tests that crash functions
     # far more often than production ever does raise it
     max_receives: int = MAX_RECEIVES
+    # chance a message of a `droppable` detail-type is deleted unread: lost for good, as
+    # a stream record given up past the stream's 24 hours or a dead letter never redriven
+    drop: float = 0.0
+    droppable: tuple[str, ...] = ("TableFinished",)
+    # chance a due schedule fires but its invocation is lost: the timeout handler never
+    # runs (it died on Lambda's every try), and the schedule is gone
+    lose_deadline: float = 0.0
     random: random.Random = field(init=False)
+    # each loss draws from a stream of its own, so that where one strikes does not
+    # depend on the other, or on the misbehaviours above
+    drops: Random = field(init=False)
+    deadline_losses: Random = field(init=False)
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
+        self.drops = Random(f"{self.seed}/drops")
+        self.deadline_losses = Random(f"{self.seed}/deadlines")
 
 
 def _invoke(handler: Handler, event: dict[str, Any], context: Any) -> tuple[bool, Any]:
@@ -176,6 +192,7 @@ class QueueReader:
         self._held: list[dict[str, Any]] = []
         self._receives: dict[str, int] = {}
         self.dead_letters: list[dict[str, Any]] = []
+        self.dropped: list[dict[str, Any]] = []  # the events of messages lost for good
         self.failures = 0
 
     def deliver(self) -> int:
@@ -186,6 +203,8 @@ class QueueReader:
         chance = self._deliveries.random
         batch: list[dict[str, Any]] = []
         for message in received:
+            if self._dropped(message):
+                continue
             if self._deliveries.duplicate and chance.random() < self._deliveries.duplicate:
                 self._held.append(message)  # the copy comes later
             if self._deliveries.hold_back and chance.random() < self._deliveries.hold_back:
@@ -213,6 +232,20 @@ class QueueReader:
     def idle(self) -> bool:
         """Nothing held back (the queue itself may still hold messages)."""
         return not self._held
+
+    def _dropped(self, message: dict[str, Any]) -> bool:
+        """Whether `message` is lost for good (then it is deleted unread)."""
+        deliveries = self._deliveries
+        if not deliveries.drop:
+            return False
+        event = json.loads(message["Body"])
+        if event.get("detail-type") not in deliveries.droppable:
+            return False
+        if deliveries.drops.random() >= deliveries.drop:
+            return False
+        self.dropped.append(event)
+        self._delete(message)
+        return True
 
     def _delete(self, message: dict[str, Any]) -> None:
         with suppress(ClientError):  # a duplicate of a message deleted already
@@ -279,6 +312,7 @@ class ScheduleFirer:
         self._again: list[dict[str, Any]] = []  # fired already; fired once more, late
         self.failures = 0
         self.fired = 0
+        self.lost: list[dict[str, Any]] = []  # inputs of firings whose invocation was lost
 
     def pending(self) -> dict[str, tuple[float, dict[str, Any]]]:
         """Every schedule in the group: name → (due, input)."""
@@ -317,6 +351,12 @@ class ScheduleFirer:
         for name, (due, payload) in sorted(self.pending().items(), key=lambda s: s[1][0]):
             if due > now:
                 continue
+            losses = self._deliveries
+            if losses.lose_deadline and losses.deadline_losses.random() < losses.lose_deadline:
+                # Scheduler delivered it; Lambda's tries all died: only the sweeper is left
+                self._scheduler.delete_schedule(Name=name, GroupName=self._group)
+                self.lost.append(payload)
+                continue
             died, _ = _invoke(self._handler, payload, self._context)
             if died:  # Scheduler retries it later
                 self.failures += 1
@@ -341,6 +381,7 @@ class RateSchedule:
         self._next = float("-inf")
         self.runs = 0
         self.failures = 0
+        self.last: Any = None  # the last run's answer (None if it died)
 
     def run_due(self, now: float) -> bool:
         """Invoke the function if a period has passed since the last run; whether it ran.
@@ -358,7 +399,7 @@ class RateSchedule:
             "resources": [],
             "detail": {},
         }
-        died, _ = _invoke(self._handler, event, self._context)
+        died, self.last = _invoke(self._handler, event, self._context)
         self.failures += died
         return True
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import boto3
 
+from functions.api.routes import reconcile as reconcile_route
 from functions.jobs import app as jobs_app
 from functions.progression import app as progression_app
 from functions.publisher import app as publisher_app
@@ -44,6 +45,7 @@ from infra.local.event_filters import stream_filters
 from infra.local.faults import CrashingClient, CrashPlan
 from infra.local.provision import create_messaging, create_tables
 from infra.local.write_counter import WriteCounter
+from infra.reconcile import build_reconciler
 from infra.settings import Settings
 from infra.tournaments import Clock
 
@@ -118,6 +120,7 @@ def start_local_stack(
 
     api = build_services(settings, client=counted, dice=dice, clock=clock)
     use_services(api)
+    reconcile_route.reconciler.use(build_reconciler(settings, client=counted, clock=clock))
     publisher_app.publisher.use(build_publisher(settings, client=faulty(events, "publisher")))
     timers_app.timers.use(build_timers(settings, client=faulty(scheduler, "timers")))
     progression_app.progression.use(
@@ -188,6 +191,7 @@ def _observe(events: Any, sqs: Any, bus: str, prefix: str) -> str:
 def stop_local_stack() -> None:
     """Put every handler back on the environment's services."""
     use_services(None)
+    reconcile_route.reconciler.use(None)
     publisher_app.publisher.use(None)
     timers_app.timers.use(None)
     progression_app.progression.use(None)

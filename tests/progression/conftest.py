@@ -14,11 +14,13 @@ from infra.local.delivery import Deliveries
 from infra.local.faults import CrashPlan
 from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
 from infra.local.write_counter import WriteCounter
+from infra.tournaments import Clock
 
 
 @pytest.fixture
 def local_stack(aws_env: None) -> Iterator[StackFactory]:
-    """Makes local stacks inside one moto account: `local_stack(prefix, crash=..., ...)`."""
+    """Makes local stacks inside one moto account: `local_stack(prefix, crash=..., ...)`
+    (`clock`: what every function reads as the time; a fixed moment by default)."""
     with mock_aws():
 
         def make(
@@ -28,11 +30,12 @@ def local_stack(aws_env: None) -> Iterator[StackFactory]:
             crash: CrashPlan | None = None,
             deliveries: Deliveries | None = None,
             writes: WriteCounter | None = None,
+            clock: Clock | None = None,
         ) -> LocalStack:
             return start_local_stack(
                 prefix,
                 dice=PlaceSeededDice(dice_seed),
-                clock=lambda: NOW,
+                clock=clock or (lambda: NOW),
                 crash=crash,
                 deliveries=deliveries,
                 writes=writes,

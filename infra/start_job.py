@@ -34,7 +34,7 @@ ROSTER = "ROSTER"
 ORDER = "ORDER"
 ROSTER_PAGE = 5_000  # ids a query page; a step reads `ROSTER_PAGES` of them
 ROSTER_PAGES = 4
-SEAT_TABLES = 1_000  # round-1 tables a step seats: about 6,000 players at tables of 6
+SEAT_TABLES = 500  # round-1 tables a step seats: about 3,000 players at tables of 6
 Clock = Callable[[], float]
 
 

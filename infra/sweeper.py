@@ -33,6 +33,9 @@ from infra.turns import TurnService
 PAGE_SIZE = 100  # index keys per Query
 MAX_VISITS = 10_000  # tables per run, whatever time is left
 MARGIN_SECONDS = 10.0  # stop when the function has less than this left
+# and in any case once a third of the time the run started with is used: a run then ends
+# well inside its Timeout even when DynamoDB is slow, as every function's invocation should
+RUN_SHARE = 1 / 3
 
 
 class DeadlineStore(Repository):
@@ -117,13 +120,15 @@ class DeadlineSweeper:
         self._max_visits = max_visits
 
     def sweep(self, time_left: Callable[[], float] = lambda: math.inf) -> SweepReport:
-        """One run: every shard's overdue tables, until `time_left()` (seconds) falls
-        below the margin or the visit budget is spent."""
+        """One run: every shard's overdue tables, until a third of the time left at the
+        start (`time_left()`, seconds) is used, the margin is reached, or the visit budget
+        is spent."""
         now = self._clock()
         cutoff = math.floor(now) - self._grace
         report = SweepReport()
+        stop_below = max(MARGIN_SECONDS, time_left() * (1 - RUN_SHARE))
         for tournament, ref, due_at in self._overdue(cutoff):
-            if report.visited >= self._max_visits or time_left() < MARGIN_SECONDS:
+            if report.visited >= self._max_visits or time_left() < stop_below:
                 report.complete = False
                 break
             report.visited += 1

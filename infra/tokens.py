@@ -16,6 +16,20 @@ import secrets
 _ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: ids get read aloud
 
 
+MAX_ID_LENGTH = 64  # far above any id or table name the service makes
+
+
+def plausible_id(value: str) -> bool:
+    """Whether `value` could name something the service made: short, printable ASCII. A
+    key of 2,048 bytes or more is refused by DynamoDB itself (a 500, not a 404)."""
+    return 0 < len(value) <= MAX_ID_LENGTH and value.isascii() and value.isprintable()
+
+
+def shown(value: str) -> str:
+    """`value` as an error message may quote it: cut short if it is long."""
+    return value if len(value) <= MAX_ID_LENGTH else value[:MAX_ID_LENGTH] + "…"
+
+
 def new_id(prefix: str, length: int = 10) -> str:
     """A random id such as `t-k3x9...`, safe in URLs and DynamoDB keys."""
     body = "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
@@ -30,7 +44,7 @@ def new_token(owner: str) -> str:
 def token_owner(token: str) -> str:
     """The owner part of a token ('' when the token has none); proves nothing by itself."""
     owner, dot, _ = token.partition(".")
-    return owner if dot else ""
+    return owner if dot and plausible_id(owner) else ""
 
 
 def hash_token(token: str) -> str:

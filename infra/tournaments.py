@@ -28,7 +28,15 @@ from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized,
 from infra.job_store import JobStore, chunked
 from infra.records import PlayerRecord, Status, TournamentRecord
 from infra.table_item import TableRecord
-from infra.tokens import hash_token, new_id, new_token, token_matches, token_owner
+from infra.tokens import (
+    hash_token,
+    new_id,
+    new_token,
+    plausible_id,
+    shown,
+    token_matches,
+    token_owner,
+)
 
 ORGANIZER = "organizer"
 SEEDING_RULE = "RULES.md §5 seeding"
@@ -86,9 +94,9 @@ class TournamentService:
     def get(self, tournament: str) -> TournamentRecord:
         """The tournament, or `NotFound`; until the start job has counted them, the
         players are counted from the registration shards."""
-        found = self._repository.get_tournament(tournament)
+        found = self._repository.get_tournament(tournament) if plausible_id(tournament) else None
         if found is None:
-            raise NotFound(f"no tournament {tournament}", rule="tournament")
+            raise NotFound(f"no tournament {shown(tournament)}", rule="tournament")
         if found.status in (Status.DRAFT, Status.OPEN, Status.CLOSED) or (
             found.job is not None and found.job.name == "start" and found.job.phase == "roster"
         ):

@@ -36,7 +36,7 @@ from infra.errors import (
 )
 from infra.repository import Repository
 from infra.table_item import TableRecord
-from infra.tokens import token_matches, token_owner
+from infra.tokens import plausible_id, shown, token_matches, token_owner
 
 _CACHED_STATES = 2048
 
@@ -171,9 +171,12 @@ class TurnService:
     # --- helpers ---------------------------------------------------------------------
 
     def _load(self, tournament: str, ref: str) -> TableRecord:
-        table = self._repository.get_table(tournament, ref)
+        plausible = plausible_id(tournament) and plausible_id(ref)
+        table = self._repository.get_table(tournament, ref) if plausible else None
         if table is None:
-            raise NotFound(f"tournament {tournament} has no table {ref}", rule="table")
+            raise NotFound(
+                f"tournament {shown(tournament)} has no table {shown(ref)}", rule="table"
+            )
         if table.bye:
             raise WrongStatus(
                 f"table {ref} is a bye: {table.ranking[0]} goes on without playing", rule="bye"

@@ -9,6 +9,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.api import errors
+from functions.api.body_guard import refuse_bad_body
 from functions.api.routes import docs, pages, players, reconcile, tables, tournaments
 from functions.observability import logger, metrics, tracer
 
@@ -29,4 +30,7 @@ docs.register(app)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """API Gateway HTTP API (payload v2) → routes."""
+    refused = refuse_bad_body(event)
+    if refused is not None:
+        return refused
     return app.resolve(event, context)

@@ -218,3 +218,40 @@ def test_dynamodb_throttling_is_429_with_retry_after(
     answer = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1")
     assert (answer.status, answer.body["code"]) == (429, "throttled")
     assert answer.headers["retry-after"] == "1"
+
+
+def test_a_body_that_is_not_utf8_is_400_naming_the_body(stack: Stack) -> None:
+    answer = stack.api.call(
+        "POST", "/tournaments", b"\xff\xfe{", headers={"content-type": "application/json"}
+    )
+    assert (answer.status, answer.body["code"], answer.body["field"]) == (400, "bad_body", "body")
+    assert "UTF-8" in answer.body["message"]
+
+
+def test_json_nested_a_thousand_deep_is_400(stack: Stack) -> None:
+    deep = "[" * 1000 + "]" * 1000
+    answer = stack.api.call(
+        "POST", "/tournaments", deep, headers={"content-type": "application/json"}
+    )
+    assert (answer.status, answer.body["code"]) == (400, "bad_body")
+    assert "nested" in answer.body["message"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/tournaments/{long}",
+        "/tournaments/{long}/tables/R1-1",
+        "/tournaments/t-short/tables/R1-{long}",
+    ],
+)
+def test_ids_longer_than_any_key_are_404_without_asking_dynamodb(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    repository = services().tournaments._repository
+    asked: list[str] = []
+    monkeypatch.setattr(repository, "_get", lambda key: asked.append(str(key)))
+    answer = stack.api.call("GET", path.format(long="t" * 2100))
+    assert (answer.status, answer.body["code"]) == (404, "not_found")
+    assert len(answer.body["message"]) < 200, "the id is quoted cut short"
+    assert asked == []

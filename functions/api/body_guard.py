@@ -1,0 +1,51 @@
+"""Bodies refused before routing, with the API's error body instead of a 500.
+
+Powertools decodes the body only when a route asks for it, and lets two failures of that
+escape as exceptions any bug could also raise: bytes that are not UTF-8
+(`UnicodeDecodeError`) and JSON nested deeper than Python's recursion limit
+(`RecursionError`). Checking the body here, once, keeps both apart from real errors.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from functions.api.errors import error_response
+
+
+def refuse_bad_body(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The 400 answer for a body that is not UTF-8 text or nests too deeply, else None."""
+    body = event.get("body")
+    if not body:
+        return None
+    try:
+        text = base64.b64decode(body).decode() if event.get("isBase64Encoded") else body
+    except (binascii.Error, UnicodeDecodeError):
+        return _bad("the body is not UTF-8 text")
+    if not _is_json(event):
+        return None
+    try:
+        json.loads(text)
+    except RecursionError:
+        return _bad("the body's JSON is nested too deeply")
+    except ValueError:
+        return None  # malformed JSON: the route's validation answers it, naming the field
+    return None
+
+
+def _is_json(event: dict[str, Any]) -> bool:
+    headers = event.get("headers") or {}
+    return "json" in str(headers.get("content-type", "application/json")).lower()
+
+
+def _bad(message: str) -> dict[str, Any]:
+    response = error_response(400, "bad_body", message, field="body")
+    return {
+        "statusCode": response.status_code,
+        "headers": {"Content-Type": "application/json"},
+        "body": response.body,
+        "isBase64Encoded": False,
+    }

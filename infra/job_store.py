@@ -110,19 +110,9 @@ class JobStore(ProgressStore):
     ) -> tuple[list[tuple[str, Exit | None]], dict[str, Any] | None]:
         """A query page of players' exits (None: not exited) and where the next page
         starts (None: done)."""
-        kwargs: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :players)",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": tournament_pk(tournament)},
-                ":players": {"S": PLAYER_PREFIX},
-            },
-            "ProjectionExpression": _EXIT_PROJECTION,
-            "ConsistentRead": True,
-            "Limit": limit,
-        }
-        if after is not None:
-            kwargs["ExclusiveStartKey"] = after
+        kwargs = self._players_query(
+            tournament, projection=_EXIT_PROJECTION, after=after, limit=limit
+        )
         page = self._call(self._client.query, **kwargs)
         return [_exit_of(item) for item in page["Items"]], page.get("LastEvaluatedKey")
 
@@ -145,19 +135,7 @@ class JobStore(ProgressStore):
         self, tournament: str, after: dict[str, Any] | None, limit: int
     ) -> tuple[list[str], dict[str, Any] | None]:
         """A page of registered players' ids and where the next page starts (None: done)."""
-        kwargs: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :players)",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": tournament_pk(tournament)},
-                ":players": {"S": PLAYER_PREFIX},
-            },
-            "ProjectionExpression": "id",
-            "ConsistentRead": True,
-            "Limit": limit,
-        }
-        if after is not None:
-            kwargs["ExclusiveStartKey"] = after
+        kwargs = self._players_query(tournament, projection="id", after=after, limit=limit)
         page = self._call(self._client.query, **kwargs)
         return [item["id"]["S"] for item in page["Items"]], page.get("LastEvaluatedKey")
 

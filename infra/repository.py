@@ -231,6 +231,24 @@ class Repository:
 
     def players(self, tournament: str) -> Iterator[PlayerRecord]:
         """Every registered player, page by page (strongly consistent)."""
+        kwargs = self._players_query(tournament)
+        while True:
+            page = self._call(self._client.query, **kwargs)
+            yield from (PlayerRecord.from_item(item) for item in page["Items"])
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def _players_query(
+        self,
+        tournament: str,
+        *,
+        projection: str | None = None,
+        after: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """Query's arguments for the tournament's players (strongly consistent): only
+        `projection`'s attributes, from after `after`, `limit` a page, when given."""
         kwargs: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :players)",
@@ -240,12 +258,13 @@ class Repository:
             },
             "ConsistentRead": True,
         }
-        while True:
-            page = self._call(self._client.query, **kwargs)
-            yield from (PlayerRecord.from_item(item) for item in page["Items"])
-            if "LastEvaluatedKey" not in page:
-                return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        if projection is not None:
+            kwargs["ProjectionExpression"] = projection
+        if after is not None:
+            kwargs["ExclusiveStartKey"] = after
+        if limit is not None:
+            kwargs["Limit"] = limit
+        return kwargs
 
     def put_players(self, players: Iterable[PlayerRecord]) -> None:
         """Overwrite players (to point them at their table), in batches."""

@@ -33,7 +33,7 @@ from infra.records import (
     TournamentRecord,
     tournament_pk,
 )
-from infra.registration import SHARDS, shard_item, shard_key, shards_for
+from infra.registration import SHARDS, shard_choices, shard_item, shard_key, shards_for
 from infra.table_item import TableRecord, from_item, table_key, to_item
 
 _THROTTLING = {
@@ -170,7 +170,13 @@ class Repository:
         """Register `player` and count them on a registration shard, atomically, while
         registration is open and the shard below its share of the limit; a full shard
         passes the player on to the next, so the limit is exact."""
-        for shard in shards_for(player.id):
+        choices = shard_choices(player.id)
+        keys = [shard_key(player.tournament, shard) for shard in choices]
+        counts = {item["pk"]["S"]: int(item["taken"]["N"]) for item in self._batch_get_keys(keys)}
+        taken = {
+            shard: counts.get(key["pk"]["S"], 0) for shard, key in zip(choices, keys, strict=True)
+        }
+        for shard in shards_for(player.id, taken):
             reasons = self._transact_if(
                 [
                     {

@@ -18,7 +18,9 @@ phases fall on all of them alike; compare ratios from one run, not figures acros
 - `per-turn`: one deadline per turn (a Mäxchen throw and its announcement share one),
   the old cadence;
 - `after`: one deadline per turn and the runner's cadence as it is (every 0.25 s, as
-  Lambda polls a stream shard).
+  Lambda polls a stream shard);
+- `after-3-workers`: `after` with three API worker processes instead of `make serve`'s
+  two (not run unless named: `--variants after after-3-workers`).
 
 The script prints figures; it asserts nothing about time.
 """
@@ -45,7 +47,7 @@ from infra.publisher import StreamChange  # noqa: E402
 from infra.table_item import from_item  # noqa: E402
 from infra.timers import TurnTimers  # noqa: E402
 
-VARIANTS = ("before", "per-turn", "after")
+VARIANTS = ("before", "per-turn", "after", "after-3-workers")
 OLD_POLL_SECONDS = 0.1  # the runner's stream and queue cadence before
 
 
@@ -67,9 +69,10 @@ def serve(variant: str) -> None:
 
     from infra.local import service  # noqa: PLC0415
 
-    if variant != "after":
+    if variant in ("before", "per-turn"):
         service.POLL_SECONDS = OLD_POLL_SECONDS
-    with service.running_service(port=0) as running:
+    workers = 3 if variant == "after-3-workers" else 2
+    with service.running_service(port=0, api_workers=workers) as running:
         # imported once the service has set the environment the functions read
         from functions.timers import app as timers_app  # noqa: PLC0415
 
@@ -243,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=150)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--workers", type=int, default=8, help="bot threads, as the demo's")
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS[:3]), choices=VARIANTS)
     parser.add_argument("--seed", default="bench", help="bracket seed (the dice stay random)")
     parser.add_argument("--serve", choices=VARIANTS, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)

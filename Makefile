@@ -58,10 +58,18 @@ $(SAM_STAMP): Makefile
 # Lambda's code and layer directories are read-only, so Python cannot cache bytecode
 # there: without compileall every cold start would compile every module from source.
 # unchecked-hash .pyc files stay valid whatever timestamps the zip gives the sources.
+# Lambda's Python (template.yaml: Runtime) and an interpreter of that version, which the
+# bytecode must come from: Python reads only the .pyc files of its own version. SAM's
+# makefile builds ask nothing of the host's Python; these recipes ask for this one.
+RUNTIME_PYTHON := 3.13
+LAMBDA_PYTHON ?= python$(RUNTIME_PYTHON)
 FUNCTIONS := ApiFunction PublisherFunction TimerFunction ProgressionFunction TimeoutFunction \
 	SweeperFunction JobFunction
 BUILD_FUNCTIONS := $(addprefix build-,$(FUNCTIONS))
-COMPILE := $(PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash
+COMPILE := $(LAMBDA_PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash
+CHECK_LAMBDA_PYTHON := $(LAMBDA_PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; \
+	sys.exit(None if v == "$(RUNTIME_PYTHON)" else "LAMBDA_PYTHON is Python " + v \
+	+ ", the runtime is $(RUNTIME_PYTHON): set LAMBDA_PYTHON=<a python$(RUNTIME_PYTHON)>")'
 
 .PHONY: build-DependenciesLayer $(BUILD_FUNCTIONS)
 
@@ -69,14 +77,16 @@ build-DependenciesLayer $(BUILD_FUNCTIONS): SHELL := bash
 build-DependenciesLayer $(BUILD_FUNCTIONS): .SHELLFLAGS := -euo pipefail -c
 
 build-DependenciesLayer:
+	$(CHECK_LAMBDA_PYTHON)
 	$(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"], sep="\n")' \
 	| $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-compile \
 		--target "$(ARTIFACTS_DIR)/python" --platform manylinux2014_aarch64 --implementation cp \
-		--python-version 3.11 --only-binary=:all: --requirement /dev/stdin
+		--python-version $(RUNTIME_PYTHON) --only-binary=:all: --requirement /dev/stdin
 	rm -rf "$(ARTIFACTS_DIR)/python/bin" # the dependencies' console scripts: no use in Lambda
 	$(COMPILE) "$(ARTIFACTS_DIR)"
 
 $(BUILD_FUNCTIONS):
+	$(CHECK_LAMBDA_PYTHON)
 	tar --create --exclude=__pycache__ --exclude='*.pyc' --exclude=infra/local core infra functions \
 	| tar --extract --directory "$(ARTIFACTS_DIR)"
 	$(COMPILE) "$(ARTIFACTS_DIR)"

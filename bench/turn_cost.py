@@ -87,7 +87,7 @@ UNSET = ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB")
 LAMBDA_ENVIRONMENT = {
     "LAMBDA_TASK_ROOT": str(Path(tempfile.gettempdir()) / "knobelcup-task-root"),
     "AWS_LAMBDA_FUNCTION_NAME": "knobelcup-api",
-    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
+    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13",
     "POWERTOOLS_TRACE_DISABLED": "false",
 }
 
@@ -566,9 +566,13 @@ import time
 started = time.perf_counter()
 import functions.api.app
 imported = time.perf_counter()
-from functions.wiring import services
+from functions.wiring import renew, services
 services()
-print(imported - started, time.perf_counter() - started)
+built = time.perf_counter()
+renew()  # what a SnapStart restore runs, then the first request builds its services again
+restored = time.perf_counter()
+services()
+print(imported - started, built - started, time.perf_counter() - restored)
 """
 BOTO3_CHILD = """
 import time
@@ -585,6 +589,10 @@ class ImportTimes:
 
     app_import: list[float] = field(default_factory=list)
     app_with_services: list[float] = field(default_factory=list)
+    # after a SnapStart restore: renew, then the services built again (modules and models
+    # loaded already, in the snapshot)
+    after_restore: list[float] = field(default_factory=list)
+    python: str = ""  # the children's Python version
     boto3_client: list[float] = field(default_factory=list)
 
 
@@ -596,9 +604,11 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _run_child(code: str, *flags: str) -> subprocess.CompletedProcess[str]:
+def _run_child(
+    code: str, *flags: str, python: str = sys.executable
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, *flags, "-c", code],
+        [python, *flags, "-c", code],
         cwd=ROOT,
         env=_child_env(),
         capture_output=True,
@@ -607,17 +617,20 @@ def _run_child(code: str, *flags: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def measure_imports(repetitions: int) -> ImportTimes:
+def measure_imports(repetitions: int, python: str = sys.executable) -> ImportTimes:
     """Time both children `repetitions` times, alternating, after one untimed warm-up each
-    (which also leaves the bytecode caches written)."""
+    (which also leaves the bytecode caches written), in the interpreter `python`."""
     times = ImportTimes()
-    _run_child(APP_CHILD)
-    _run_child(BOTO3_CHILD)
+    version = "import platform; print(platform.python_version())"
+    times.python = _run_child(version, python=python).stdout.strip()
+    _run_child(APP_CHILD, python=python)
+    _run_child(BOTO3_CHILD, python=python)
     for _ in range(repetitions):
-        imported, built = map(float, _run_child(APP_CHILD).stdout.split())
+        imported, built, restored = map(float, _run_child(APP_CHILD, python=python).stdout.split())
         times.app_import.append(imported)
         times.app_with_services.append(built)
-        times.boto3_client.append(float(_run_child(BOTO3_CHILD).stdout))
+        times.after_restore.append(restored)
+        times.boto3_client.append(float(_run_child(BOTO3_CHILD, python=python).stdout))
     return times
 
 
@@ -649,11 +662,12 @@ def import_ranking() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
 def report_imports(times: ImportTimes, *, importtime: bool) -> float:
     """Print the cold import figures; the ratio of medians (app + services : boto3)."""
     runs = len(times.boto3_client)
-    print(f"Cold import in a fresh interpreter, median (min) of {runs}:")
+    print(f"Cold import in a fresh interpreter, median (min) of {runs} (Python {times.python}):")
     rows = (
         ('import boto3; boto3.client("dynamodb")', times.boto3_client),
         ("import functions.api.app", times.app_import),
         ("import functions.api.app + services() (its client)", times.app_with_services),
+        ("after a SnapStart restore: renew() + services()", times.after_restore),
     )
     for label, values in rows:
         print(f"  {label:<52} {statistics.median(values) * 1e3:7.1f} ms ({min(values) * 1e3:.1f})")
@@ -669,6 +683,11 @@ def report_imports(times: ImportTimes, *, importtime: bool) -> float:
         f"  ratio app + services : bare boto3 client             {ratio:7.2f} "
         f"(of mins {best:.2f})   target ≤ {TARGET_IMPORT_RATIO}: "
         f"{_verdict(ratio <= TARGET_IMPORT_RATIO)}"
+    )
+    restored = statistics.median(times.after_restore) / baseline
+    print(
+        f"  ratio after a SnapStart restore : bare boto3 client  {restored:7.2f} "
+        "(the first request's own set-up once the snapshot holds the imports)"
     )
     if importtime or ratio > TARGET_IMPORT_RATIO:
         packages, modules = import_ranking()
@@ -719,6 +738,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "are measured as well)",
     )
     parser.add_argument("--imports", type=int, default=7, help="cold import repetitions")
+    parser.add_argument(
+        "--imports-python",
+        default=sys.executable,
+        metavar="PYTHON",
+        help="the interpreter of the cold-import children (default: this one), e.g. the "
+        "Lambda runtime's version with the dependencies on its PYTHONPATH",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--importtime",
@@ -751,7 +777,7 @@ def run(options: argparse.Namespace) -> Results:
                 results.runs.append(played)
                 report_run(played)
         if options.imports > 0:
-            results.imports = measure_imports(options.imports)
+            results.imports = measure_imports(options.imports, options.imports_python)
             report_imports(results.imports, importtime=options.importtime)
     return results
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from core.actions import Action
+from core.actions import Action, Timeout
 from core.audit import LogEntry
 from core.errors import MatchOver
 from core.events import PlayerId
@@ -48,6 +48,40 @@ def replay(seating: Seating, moves: Sequence[Move], upto: int | None = None) -> 
 def actor(seating: Seating, moves: Sequence[Move], index: int) -> PlayerId:
     """Who took move number `index` (counting from 0)."""
     return _actor(get_game(seating.game), replay(seating, moves, index))
+
+
+def same_turn(game: Game[Any], before: Any, after: Any, action: Action) -> bool:
+    """Whether `action`, taken in `before`, leaves its player's turn running in `after`:
+    they are still to act, in the same round (for games with rounds), and it was no
+    timeout, which always ends a turn. A Mäxchen throw and its announcement, or a
+    Mariechen player's throws, are one turn (RULES.md §4 times turns out, not actions)."""
+    if isinstance(action, Timeout):
+        return False
+    player = game.to_act(before)
+    return (
+        player is not None
+        and game.to_act(after) == player
+        and getattr(before, "round", None) == getattr(after, "round", None)
+    )
+
+
+class Turns(NamedTuple):
+    """A table's turns, from its stored moves."""
+
+    starts: list[int]  # per version 0..len(moves): the version its turn in play began at
+    to_act: PlayerId | None  # whose turn it is after the last move (None once over)
+
+
+def turns(seating: Seating, moves: Sequence[Move]) -> Turns:
+    """Where each turn began, and who is to act now: one replay."""
+    game = get_game(seating.game)
+    state, _ = game.seat(seating.seats, seating.options, seating.survivors)
+    starts = [0]
+    for number, move in enumerate(moves, start=1):
+        after, _ = game.apply(state, _actor(game, state), move.action, move.dice)
+        starts.append(starts[-1] if same_turn(game, state, after, move.action) else number)
+        state = after
+    return Turns(starts, game.to_act(state))
 
 
 def replay_log(seating: Seating, moves: Sequence[Move]) -> tuple[Any, list[LogEntry]]:

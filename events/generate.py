@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from core.match import Move, Seating, actor, replay  # noqa: E402
+from core.match import Move, Seating, actor, replay, turns  # noqa: E402
 from core.registry import get_game  # noqa: E402
 from infra.events import SOURCE, TableFinished  # noqa: E402
 from infra.local.lambda_events import http_api_event  # noqa: E402
@@ -224,8 +224,11 @@ def progression_table_finished() -> dict[str, Any]:
 
 
 def timeout_turn_deadline() -> dict[str, Any]:
-    """The input of the schedule the timers make for the table in play."""
-    return timeout_input(TOURNAMENT, TABLE, IN_PLAY_VERSION)
+    """The input of the schedule the timers make for the turn in play: Bernd's, begun at
+    `IN_PLAY_VERSION`."""
+    table = _table(IN_PLAY_VERSION)
+    played = turns(table.seating, table.moves)
+    return timeout_input(TOURNAMENT, TABLE, played.starts[-1], played.to_act)
 
 
 SAMPLES = {

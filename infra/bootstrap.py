@@ -6,6 +6,7 @@ and the wall clock.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,10 @@ def aws_client(service: str) -> Any:
     """A client with short timeouts: a turn should fail fast, not hang.
 
     Made with botocore directly: boto3 adds only its resource layer, which nothing here
-    uses, and importing it would lengthen every cold start.
+    uses, and importing it would lengthen every cold start. Each client gets a session of
+    its own (its own credentials and connections) but all share one loader of botocore's
+    service models, which are read-only: a client built again after a SnapStart restore
+    (`functions.wiring.renew`) finds them parsed already.
     """
     from botocore.config import Config  # noqa: PLC0415  # deferred: tests pass clients
     from botocore.session import get_session  # noqa: PLC0415
@@ -44,7 +48,17 @@ def aws_client(service: str) -> Any:
     config = Config(
         connect_timeout=2, read_timeout=5, retries={"mode": "standard", "max_attempts": 3}
     )
-    return get_session().create_client(service, config=config)
+    session = get_session()
+    session.register_component("data_loader", _service_models())
+    return session.create_client(service, config=config)
+
+
+@functools.cache
+def _service_models() -> Any:
+    """botocore's loader of service models and endpoint rules, one per process."""
+    from botocore.loaders import create_loader  # noqa: PLC0415
+
+    return create_loader()
 
 
 def build_services(

@@ -1,9 +1,10 @@
 """Turn deadlines on the table item, and the sparse index the sweeper finds lost ones by.
 
-A table in play carries `deadline`: when the version it is at times out (epoch seconds,
-rounded up). The write that makes a version sets it: the seating, every action, every
-timeout. It is a plain attribute, in no index, so it costs a turn nothing beyond its
-bytes.
+A table in play carries `deadline`: when the turn in play times out (epoch seconds,
+rounded up). The write that begins a turn sets it: the seating, an action after which
+another player is to act or a new round begins, every timeout; an action within a turn
+(a Mäxchen throw before its announcement) keeps it (`core.match.same_turn`). It is a
+plain attribute, in no index, so it costs a turn nothing beyond its bytes.
 
 The index `deadlines` (docs/data-model.md) is keyed on `due_shard` and `due_at` and
 holds only the items that carry both: tables, from their seating on. A turn copies both

@@ -20,7 +20,7 @@ from core.actions import Action, Timeout, action_from_dict
 from core.audit import event_record, log_records
 from core.errors import MatchOver, NotYourTurn
 from core.events import Event, PlayerId
-from core.match import Move, actor, replay, replay_log, replay_step
+from core.match import Move, actor, replay, replay_log, replay_step, same_turn, turns
 from core.protocol import Game
 from core.registry import get_game
 from infra.deadlines import deadline_after
@@ -54,7 +54,7 @@ class TurnService:
     ) -> None:
         self._repository = repository
         self._dice = dice
-        self._clock = clock  # each version's deadline runs from its write
+        self._clock = clock  # each turn's deadline runs from the write that began it
         # (tournament, table, version) -> state: a warm function skips the replay
         self._states: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
 
@@ -101,15 +101,21 @@ class TurnService:
             return self._after_lost_race(table, seat, version, action, key)
         return _answer(played, game, state, events, player)
 
-    def time_out(self, tournament: str, ref: str, version: int) -> bool:
-        """Apply RULES.md §4 to whoever is to act, if the table is still at `version`.
+    def time_out(self, tournament: str, ref: str, version: int, player: str | None = None) -> bool:
+        """Apply RULES.md §4 to whoever is to act, if the turn that began at `version`
+        (`player`'s, when named) is still in play.
 
-        A turn's deadline is scheduled for the version it was made at: a firing that
-        comes late (the player acted) or twice (the timeout was applied) finds another
-        version and does nothing. Returns whether a timeout was applied.
+        A turn's deadline is scheduled for the turn, named by the version it began at: a
+        throw and the announcement that follows are one turn with one deadline. A firing
+        that comes late (the turn ended) or twice (the timeout was applied, which always
+        ends the turn) finds another turn and does nothing. Returns whether a timeout
+        was applied.
         """
         table = self._repository.get_table(tournament, ref)
-        if table is None or table.version != version:
+        if table is None or table.over or table.version < version:
+            return False
+        played = turns(table.seating, table.moves)
+        if played.starts[-1] != version or player not in (None, played.to_act):
             return False
         return self.apply_timeout(table)
 
@@ -213,15 +219,21 @@ class TurnService:
         """Draw the dice, apply `action` and save, conditional on the loaded version."""
         needed = game.dice_needed(state, action)
         rolled = self._dice.roll(needed, at=f"{table.ref}@{table.version}")
+        before = state
         state, events = game.apply(state, player, action, rolled)
         over = game.is_over(state)
-        deadline = 0 if over else deadline_after(self._clock(), table.seating.options)
+        if over:
+            deadline = 0
+        elif table.deadline and same_turn(game, before, state, action):
+            deadline = table.deadline  # one deadline per turn: a throw, then its announcement
+        else:
+            deadline = deadline_after(self._clock(), table.seating.options)
         played = replace(
             table,
             moves=[*table.moves, Move(action, rolled)],
             last_keys=last_keys,
             ranking=game.outcome(state).ranking if over else (),
-            deadline=deadline,  # the next turn's
+            deadline=deadline,  # the turn's in play after this action
             # copied as loaded, so that a turn never writes the deadline index
             # (infra.deadlines); the sweeper's timeout moves it along (out, once over)
             due_at=deadline if move_due else table.due_at,

@@ -1,7 +1,7 @@
 """EventBridge Scheduler → a turn's deadline has come (RULES.md §4).
 
-The schedule's input names the table and the version it was made for; the turn service
-applies the timeout only if the table is still at that version.
+The schedule's input names the table, the version the turn began at and whose turn it
+is; the turn service applies the timeout only if that turn is still in play.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ class TurnDeadline(BaseModel):
 
     tournament: str = Field(min_length=1)
     table: str = Field(min_length=1)
-    version: int = Field(ge=0)
+    version: int = Field(ge=0)  # the version the turn began at
+    player: str | None = Field(default=None, min_length=1)  # absent in older schedules
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -38,7 +39,9 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     """Time the turn out if it is still the one the schedule was made for."""
     deadline = parse(event=event, model=TurnDeadline)
     logger.append_keys(tournament=deadline.tournament, table=deadline.table)
-    applied = services().turns.time_out(deadline.tournament, deadline.table, deadline.version)
+    applied = services().turns.time_out(
+        deadline.tournament, deadline.table, deadline.version, deadline.player
+    )
     logger.info("deadline", version=deadline.version, applied=applied)
     if applied:
         metrics.add_metric(name="TurnsTimedOut", unit=MetricUnit.Count, value=1)

@@ -41,9 +41,10 @@ if TYPE_CHECKING:
 PREFIX = "knobelcup"
 # Powertools warns on every invocation that records no metric: noise in a terminal
 NO_METRICS = "ignore:No application metrics to publish:UserWarning"
-# Lambda polls a stream shard four times a second; a little more often here, so that a
-# table's result reaches the next round without a noticeable pause.
-POLL_SECONDS = 0.1
+# Lambda polls a stream shard four times a second, and so does the runner: each poll
+# costs moto three calls even when idle, and a longer batch lets the timers skip a table's
+# turns that came and went within it.
+POLL_SECONDS = 0.25
 # Deadlines are at least a second away; most are cancelled by the next action long
 # before they are due, and looking less often means not even reading those.
 SCHEDULE_POLL_SECONDS = 2.0

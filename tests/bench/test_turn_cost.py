@@ -39,10 +39,12 @@ def test_a_tiny_run_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> N
         "handler time per action, minus moto:",
         "handler time per action, minus client:",
         "by action (median minus moto, count):",
-        "Cold import in a fresh interpreter, median (min) of 1:",
+        "Cold import in a fresh interpreter, median (min) of 1 (Python 3.",
         'import boto3; boto3.client("dynamodb")',
         "import functions.api.app + services()",
         "ratio app + services : bare boto3 client",
+        "after a SnapStart restore: renew() + services()",
+        "ratio after a SnapStart restore : bare boto3 client",
     ):
         assert line in out, line
 

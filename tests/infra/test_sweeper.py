@@ -102,6 +102,14 @@ class Cup:
         )
         assert answer.status == 200, answer.raw
 
+    def take_turn(self, ref: str = "R1-1") -> None:
+        """The player to act at `ref` acts until another player's turn begins (a throw
+        and an announcement): only a new turn moves the table's `deadline`."""
+        path = f"/tournaments/{self.run.tournament}/tables/{ref}"
+        player = http("GET", path).body["view"]["to_act"]
+        while http("GET", path).body["view"]["to_act"] == player:
+            self.act(ref)
+
 
 def http(method: str, path: str, body: object = None, **request: Any) -> HttpAnswer:
     return invoke_http(api_handler, method, path, body, **request)
@@ -185,9 +193,11 @@ def test_a_table_whose_player_acted_gets_no_timeout(cup: Any) -> None:
     cup = cup(absent=False)
     first_deadline = cup.table().deadline
     cup.clock.now = NOW + 20
-    cup.act()  # version 1, due 20 s later than version 0 was
+    cup.act()  # a throw: the same turn, the same deadline
+    assert (cup.table().version, cup.table().deadline) == (1, first_deadline)
+    cup.take_turn()  # the announcement: the next player's turn, due 20 s later
     acted = cup.table()
-    assert (acted.version, acted.deadline) == (1, first_deadline + 20)
+    assert (acted.version, acted.deadline) == (2, first_deadline + 20)
     assert cup.index() == {"R1-1": first_deadline}, "a turn never writes the index"
     cup.lose_deadlines()
 
@@ -264,7 +274,7 @@ def test_the_sweeper_queries_the_index_by_shard_and_never_scans(cup: Any) -> Non
 
     assert sweeper.sweep().timed_out == 3
     cup.clock.now += TIMEOUT - 1
-    cup.act("R1-1")  # its deadline moves on; the others' pass
+    cup.take_turn("R1-1")  # its deadline moves on; the others' pass
     cup.clock.now += GRACE_SECONDS + 1
     second = sweeper.sweep()
     assert (second.timed_out, second.moved_on) == (2, 1)

@@ -1,13 +1,15 @@
-"""Turn deadlines: one schedule per version still in play, the previous one dropped.
+"""Turn deadlines: one schedule per turn still in play, the previous turn's dropped.
 
-A fake Scheduler client shows what is created and deleted for each table change; one
-test runs the same against moto's Scheduler to check the requests are well formed.
+A turn is a run of actions by one player within a round (a Mäxchen throw and its
+announcement): its schedule is made when it begins and stands until the next turn
+begins. A fake Scheduler client shows what is created and deleted for each table
+change; one test runs the same against moto's Scheduler to check the requests are well
+formed.
 """
 
 from __future__ import annotations
 
 import json
-import random
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -18,8 +20,8 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
+from core.actions import Announce, Doubt, Throw, Timeout
 from core.match import Move, Seating
-from core.registry import get_game
 from infra.publisher import StreamChange
 from infra.settings import Settings
 from infra.table_item import TableRecord, bye_table, to_item
@@ -39,33 +41,39 @@ AT = 1_800_000_000.25  # 2027-01-15T08:00:00.25Z
 SEATS = ("p-anna", "p-ben", "p-cem")
 
 
-def moves_of(count: int, seed: int = 5) -> list[Move]:
-    """The first `count` moves of a real Mäxchen table (not over yet)."""
-    game = get_game("maexchen")
-    state, _ = game.seat(SEATS, {}, 1)
-    rng, moves = random.Random(seed), []
-    while len(moves) < count:
-        assert not game.is_over(state)
-        action = rng.choice(game.legal_actions(state))
-        dice = tuple(rng.randint(1, 6) for _ in range(game.dice_needed(state, action)))
-        state, _ = game.apply(state, game.to_act(state), action, dice)
-        moves.append(Move(action, dice))
-    return moves
+# A Mäxchen table of three, move by move: who acts, and the version their turn began at
+SCRIPT = [
+    Move(Throw(), (5, 3)),  # v0 → 1: anna throws (her turn began at 0)
+    Move(Announce(53), ()),  # v1 → 2: anna announces; ben's turn begins at 2
+    Move(Throw(), (6, 2)),  # v2 → 3: ben throws
+    Move(Announce(62), ()),  # v3 → 4: ben announces; cem's turn begins at 4
+    Move(Doubt(), ()),  # v4 → 5: cem doubts and loses; he begins round 2: a new turn at 5
+    Move(Throw(), (4, 1)),  # v5 → 6: cem throws
+    Move(Timeout(), ()),  # v6 → 7: cem times out; he begins round 3: a new turn at 7
+    Move(Throw(), (3, 1)),  # v7 → 8
+]
+TURN_AT = [0, 0, 2, 2, 4, 5, 5, 7, 7]  # per version: the version its turn began at
+TO_ACT = ["p-anna", "p-anna", "p-ben", "p-ben", "p-cem", "p-cem", "p-cem", "p-cem", "p-cem"]
 
 
 def table(
-    version: int, *, over: bool = False, options: dict[str, object] | None = None
+    version: int,
+    *,
+    over: bool = False,
+    options: dict[str, object] | None = None,
+    deadline: int = 0,
 ) -> dict[str, Any]:
-    """The item of table R2-5 at `version`."""
+    """The item of table R2-5 at `version` of `SCRIPT`."""
     return to_item(
         TableRecord(
             tournament=T,
             ref=REF,
             seating=Seating("maexchen", SEATS, options or {}, 1),
             token_hashes=("h0", "h1", "h2"),
-            moves=moves_of(version),
+            moves=SCRIPT[:version],
             ranking=SEATS if over else (),
             expires_at=1_900_000_000,
+            deadline=deadline,
         )
     )
 
@@ -103,6 +111,8 @@ def client_error(code: str, operation: str) -> ClientError:
 
 
 def expected_create(version: int, when: str) -> dict[str, Any]:
+    """The schedule of the turn that began at `version`, due at `when`."""
+    player = TO_ACT[version]
     return {
         "Name": f"{T}.{REF}.v{version}",
         "GroupName": "g",
@@ -112,7 +122,9 @@ def expected_create(version: int, when: str) -> dict[str, Any]:
         "Target": {
             "Arn": SETTINGS.timeout_function_arn,
             "RoleArn": SETTINGS.scheduler_role_arn,
-            "Input": json.dumps({"tournament": T, "table": REF, "version": version}),
+            "Input": json.dumps(
+                {"tournament": T, "table": REF, "version": version, "player": player}
+            ),
             "RetryPolicy": {"MaximumRetryAttempts": 10, "MaximumEventAgeInSeconds": 3600},
         },
         "ActionAfterCompletion": "DELETE",
@@ -126,8 +138,13 @@ def test_a_seated_table_gets_its_first_deadline() -> None:
     assert client.calls == [("create", expected_create(0, "2027-01-15T08:01:01"))]
     request = client.calls[0][1]
     assert request["Name"] == schedule_name(T, REF, 0)
-    assert json.loads(request["Target"]["Input"]) == timeout_input(T, REF, 0)
-    assert timeout_input(T, REF, 0) == {"tournament": T, "table": REF, "version": 0}
+    assert json.loads(request["Target"]["Input"]) == timeout_input(T, REF, 0, "p-anna")
+    assert timeout_input(T, REF, 0, "p-anna") == {
+        "tournament": T,
+        "table": REF,
+        "version": 0,
+        "player": "p-anna",
+    }
 
 
 @pytest.mark.parametrize(
@@ -149,19 +166,75 @@ def test_the_deadline_follows_the_tables_timeout(at: float, seconds: int, when: 
     assert request["ScheduleExpressionTimezone"] == "UTC"
 
 
-def test_a_move_replaces_the_deadline() -> None:
+def test_the_script_is_what_the_engine_plays() -> None:
+    """The turns the tests below rely on, as the rules make them."""
+    from core.match import turns  # noqa: PLC0415
+
+    seating = Seating("maexchen", SEATS, {}, 1)
+    for version in range(len(SCRIPT) + 1):
+        played = turns(seating, SCRIPT[:version])
+        assert (played.starts[-1], played.to_act) == (TURN_AT[version], TO_ACT[version])
+
+
+def test_a_throw_keeps_the_turns_deadline() -> None:
+    """Anna throws, then announces: her one turn has the one schedule made at its start."""
     client = FakeScheduler()
-    TurnTimers(client, SETTINGS).on_table_change(change(table(3), table(4)))
+    TurnTimers(client, SETTINGS).on_table_change(change(table(0), table(1)))
+    assert client.calls == []
+
+
+def test_the_next_player_gets_a_new_deadline() -> None:
+    client = FakeScheduler()
+    TurnTimers(client, SETTINGS).on_table_change(change(table(1), table(2)))
     assert client.calls == [
-        ("create", expected_create(4, "2027-01-15T08:01:01")),
-        ("delete", {"Name": f"{T}.{REF}.v3", "GroupName": "g"}),
+        ("create", expected_create(2, "2027-01-15T08:01:01")),
+        ("delete", {"Name": f"{T}.{REF}.v0", "GroupName": "g"}),  # anna's, from version 0
     ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "begun", "ended"),
+    [
+        (4, 5, 5, 4),  # cem's doubt ends round 1; he begins round 2: a new turn
+        (6, 7, 7, 5),  # cem times out; he begins round 3: a new turn, a new deadline
+    ],
+)
+def test_a_new_round_or_a_timeout_begins_a_new_turn(
+    before: int, after: int, begun: int, ended: int
+) -> None:
+    client = FakeScheduler()
+    TurnTimers(client, SETTINGS).on_table_change(change(table(before), table(after)))
+    assert TO_ACT[before] == TO_ACT[after], "the same player acts on"
+    assert client.calls == [
+        ("create", expected_create(begun, "2027-01-15T08:01:01")),
+        ("delete", {"Name": f"{T}.{REF}.v{ended}", "GroupName": "g"}),
+    ]
+
+
+def test_a_turn_is_due_at_the_tables_deadline() -> None:
+    """The write that began the turn set the item's `deadline`: the schedule is due then,
+    not `turn_timeout_seconds` after the change the timer happens to see last."""
+    client = FakeScheduler()
+    began = int(AT) - 20  # ben's turn began 20 s before this batch's last change
+    TurnTimers(client, SETTINGS).on_table_change(
+        change(table(1), table(3, deadline=began + 60)), replaces=1
+    )
+    assert client.calls == [
+        ("create", expected_create(2, "2027-01-15T08:00:40")),
+        ("delete", {"Name": f"{T}.{REF}.v0", "GroupName": "g"}),
+    ]
+
+
+def test_a_batch_within_one_turn_changes_nothing() -> None:
+    client = FakeScheduler()
+    TurnTimers(client, SETTINGS).on_table_change(change(table(2), table(3)), replaces=2)
+    assert client.calls == []
 
 
 def test_the_last_move_only_drops_the_deadline() -> None:
     client = FakeScheduler()
     TurnTimers(client, SETTINGS).on_table_change(change(table(6), table(7, over=True)))
-    assert client.calls == [("delete", {"Name": f"{T}.{REF}.v6", "GroupName": "g"})]
+    assert client.calls == [("delete", {"Name": f"{T}.{REF}.v5", "GroupName": "g"})]
 
 
 @pytest.mark.parametrize(("version", "over"), [(0, False), (4, False), (7, True)])
@@ -203,7 +276,7 @@ def test_a_dead_letter_queue_is_named_when_set() -> None:
 def test_a_schedule_made_before_is_tolerated() -> None:
     client = FakeScheduler(create_error="ConflictException")
     TurnTimers(client, SETTINGS).on_table_change(change(table(3), table(4)))
-    assert client.names() == [("create", f"{T}.{REF}.v4"), ("delete", f"{T}.{REF}.v3")]
+    assert client.names() == [("create", f"{T}.{REF}.v4"), ("delete", f"{T}.{REF}.v2")]
 
 
 def test_a_schedule_gone_before_is_tolerated() -> None:
@@ -212,8 +285,8 @@ def test_a_schedule_gone_before_is_tolerated() -> None:
     TurnTimers(client, SETTINGS).on_table_change(change(table(6), table(7, over=True)))
     assert client.names() == [
         ("create", f"{T}.{REF}.v4"),
-        ("delete", f"{T}.{REF}.v3"),
-        ("delete", f"{T}.{REF}.v6"),
+        ("delete", f"{T}.{REF}.v2"),
+        ("delete", f"{T}.{REF}.v5"),
     ]
 
 
@@ -273,20 +346,27 @@ def test_schedules_on_scheduler(scheduler: Any) -> None:
     assert schedule["ActionAfterCompletion"] == "DELETE"
     assert schedule["Target"]["Arn"] == SETTINGS.timeout_function_arn
     assert schedule["Target"]["RoleArn"] == SETTINGS.scheduler_role_arn
-    assert json.loads(schedule["Target"]["Input"]) == timeout_input(T, REF, 0)
+    assert json.loads(schedule["Target"]["Input"]) == timeout_input(T, REF, 0, "p-anna")
 
     timers.on_table_change(first)  # the same change delivered again: no error
     listed = scheduler.list_schedules(GroupName="g")["Schedules"]
     assert [s["Name"] for s in listed] == [schedule_name(T, REF, 0)]
 
-    # the next version replaces it; its deadline runs from the new write
-    second = table(1, options={"turn_timeout_seconds": 90})
-    moved = StreamChange("MODIFY", first.new, second, AT + 10)
+    # anna's throw keeps her turn's schedule
+    thrown = table(1, options={"turn_timeout_seconds": 90})
+    timers.on_table_change(StreamChange("MODIFY", first.new, thrown, AT + 5))
+    listed = scheduler.list_schedules(GroupName="g")["Schedules"]
+    assert [s["Name"] for s in listed] == [schedule_name(T, REF, 0)]
+
+    # ben's turn replaces it; its deadline runs from the write that began it
+    second = table(2, options={"turn_timeout_seconds": 90})
+    moved = StreamChange("MODIFY", thrown, second, AT + 10)
     timers.on_table_change(moved)
     timers.on_table_change(moved)  # again: the create conflicts, the delete finds nothing
     listed = scheduler.list_schedules(GroupName="g")["Schedules"]
-    assert [s["Name"] for s in listed] == [schedule_name(T, REF, 1)]
-    schedule = scheduler.get_schedule(Name=schedule_name(T, REF, 1), GroupName="g")
+    assert [s["Name"] for s in listed] == [schedule_name(T, REF, 2)]
+    schedule = scheduler.get_schedule(Name=schedule_name(T, REF, 2), GroupName="g")
+    assert json.loads(schedule["Target"]["Input"]) == timeout_input(T, REF, 2, "p-ben")
     assert schedule["ScheduleExpression"] == "at(2027-01-15T08:01:41)"
     with pytest.raises(ClientError) as gone:
         scheduler.get_schedule(Name=schedule_name(T, REF, 0), GroupName="g")

@@ -3,7 +3,12 @@ that talk to it over real HTTP; and a small bot tournament played on it."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from cli.api_client import ApiClient
@@ -36,3 +41,31 @@ def play_tournament(
     api.ok("POST", f"/tournaments/{tid}/start", {"seed": "served"}, token=organizer)
     finished = bots.play(BracketPlan.build(players, table_size, advance), lambda _round: None)
     return finished, bots
+
+
+@contextmanager
+def serve_in_session(*args: str) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+    """`make serve` with `args` in a session of its own, as a terminal runs it;
+    (process, its URL, what it printed) once it prints that Ctrl-C stops it. Killed with
+    everything it started, if still running at the end."""
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "cli.serve", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
+    try:
+        assert serve.stdout is not None
+        lines = []
+        for line in serve.stdout:
+            lines.append(line)
+            if "Ctrl-C" in line:
+                break
+        url = next(line.split()[-1] for line in lines if line.strip().startswith("API "))
+        yield serve, url, "".join(lines)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+        serve.communicate()

@@ -8,14 +8,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from served import play_tournament
+from served import play_tournament, serve_in_session
 
 from cli.api_client import ApiClient
 
@@ -123,32 +122,12 @@ def _api_workers(serve: int) -> set[int]:
 
 @contextmanager
 def _serve(*extra: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`make serve` in a session of its own, as a terminal runs it; (process, its URL)
-    once it prints that Ctrl-C stops it. Killed with everything it started, if still
-    running at the end."""
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "cli.serve", "--port", "0", "--memory", *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        start_new_session=True,
-    )
-    try:
-        assert serve.stdout is not None
-        lines = []
-        for line in serve.stdout:
-            lines.append(line)
-            if "Ctrl-C" in line:
-                break
-        banner = "".join(lines)
+    """`make serve` in memory, in a session of its own; (process, its URL) once it has
+    printed where everything is."""
+    with serve_in_session("--memory", *extra) as (serve, url, banner):
         for label in ("API ", "Swagger UI ", "Bracket pages "):
             assert label in banner
-        yield serve, next(line.split()[-1] for line in lines if line.strip().startswith("API "))
-    finally:
-        if serve.poll() is None:
-            os.killpg(serve.pid, signal.SIGKILL)
-        serve.communicate()
+        yield serve, url
 
 
 def test_ctrl_c_stops_the_service_its_workers_and_moto_without_a_traceback() -> None:

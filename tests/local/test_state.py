@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from served import serve_in_session
 
 from cli.api_client import ApiClient
 from cli.demo_bots import DemoBots, bot_names
@@ -25,38 +26,9 @@ class _Enough(Exception):
 
 @contextmanager
 def _serve(state: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`make serve --state state` in a session of its own; (process, its URL) once it
-    serves. Killed with everything it started, if still running at the end."""
-    serve = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cli.serve",
-            "--port",
-            "0",
-            "--dice-seed",
-            "state",
-            "--state",
-            state,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        start_new_session=True,
-    )
-    try:
-        assert serve.stdout is not None
-        lines = []
-        for line in serve.stdout:
-            lines.append(line)
-            if "Ctrl-C" in line:
-                break
-        yield serve, next(line.split()[-1] for line in lines if line.strip().startswith("API "))
-    finally:
-        if serve.poll() is None:
-            os.killpg(serve.pid, signal.SIGKILL)
-        serve.communicate()
+    """`make serve --state state` in a session of its own; (process, its URL)."""
+    with serve_in_session("--dice-seed", "state", "--state", str(state)) as (serve, url, _):
+        yield serve, url
 
 
 def _ctrl_c(serve: subprocess.Popen[str]) -> None:

@@ -90,7 +90,7 @@ build-DependenciesLayer:
 	$(COMPILE) "$(ARTIFACTS_DIR)"
 
 $(BUILD_FUNCTIONS):
-	tar --create --exclude=__pycache__ --exclude='*.pyc' --exclude=infra/local core infra functions \
+	tar --create --exclude=__pycache__ --exclude='*.pyc' core infra functions \
 	| tar --extract --directory "$(ARTIFACTS_DIR)"
 	$(COMPILE) "$(ARTIFACTS_DIR)"
 

@@ -20,7 +20,7 @@ import time
 from core.bracket import SeatTable, TableRef
 from core.registry import game_names, get_game
 from infra.dice import SeededDice
-from infra.local.tournament import RandomBot, play_table, run_tournament
+from local.tournament import RandomBot, play_table, run_tournament
 
 TABLE = SeatTable(TableRef(1, 0), tuple(f"p{i}" for i in range(6)), survivors=2, final=False)
 

@@ -38,14 +38,14 @@ from core.match import Move
 from core.registry import get_game
 from functions.api.app import lambda_handler
 from infra.dice import PlaceSeededDice
-from infra.local import delivery
-from infra.local.lambda_events import HttpAnswer, invoke_http
-from infra.local.moto_atomic import serve_faster
-from infra.local.provision import load_template
-from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
-from infra.local.tournament import RandomBot
-from infra.local.write_counter import WriteCounter
 from infra.table_item import TableRecord
+from local import delivery
+from local.lambda_events import HttpAnswer, invoke_http
+from local.moto_atomic import serve_faster
+from local.provision import load_template
+from local.stack import LocalStack, start_local_stack, stop_local_stack
+from local.tournament import RandomBot
+from local.write_counter import WriteCounter
 
 ENVIRONMENT = {
     "AWS_ACCESS_KEY_ID": "bench",

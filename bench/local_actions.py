@@ -67,7 +67,7 @@ def serve(variant: str) -> None:
     boto3.setup_default_session()
     boto3.DEFAULT_SESSION.events.register("before-call", count)
 
-    from infra.local import service  # noqa: PLC0415
+    from local import service  # noqa: PLC0415
 
     if variant in ("before", "per-turn"):
         service.POLL_SECONDS = OLD_POLL_SECONDS

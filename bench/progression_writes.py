@@ -26,10 +26,10 @@ from moto import mock_aws
 from core.bracket import BracketPlan
 from functions.api.app import lambda_handler
 from infra.dice import PlaceSeededDice
-from infra.local.bots import BotTournament
-from infra.local.lambda_events import HttpAnswer, invoke_http
-from infra.local.stack import start_local_stack, stop_local_stack
-from infra.local.write_counter import WriteCounter
+from local.bots import BotTournament
+from local.lambda_events import HttpAnswer, invoke_http
+from local.stack import start_local_stack, stop_local_stack
+from local.write_counter import WriteCounter
 
 ENVIRONMENT = {
     "AWS_ACCESS_KEY_ID": "bench",

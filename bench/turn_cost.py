@@ -52,9 +52,9 @@ from functions.wiring import use_services
 from infra.bootstrap import build_jobs, build_services
 from infra.dice import SeededDice
 from infra.jobs import JobRunner
-from infra.local.lambda_events import invoke_http
-from infra.local.provision import create_tables
 from infra.settings import Settings
+from local.lambda_events import invoke_http
+from local.provision import create_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_NAME = "knobelcup"

@@ -1,1 +1,2 @@
-"""Command-line entry points: the in-process demo tournament."""
+"""Command-line entry points: `knobelcup` (play, bot, admin), the demo on the local
+service (`make demo`) and the service itself (`make serve`)."""

@@ -24,7 +24,7 @@ from infra.redrive import Invoker, Outcome, redrive_dead_letters, redrive_stream
 STREAM_FAILURES = "StreamFailuresQueue"
 DEAD_LETTERS = {"progression": ("ProgressionDeadLetterQueue", "ProgressionQueue")}
 QUEUE_CHOICES = ["stream-failures", *DEAD_LETTERS, "all"]
-LOCAL_PREFIX = "knobelcup"  # the local service's stack (infra.local.service.PREFIX)
+LOCAL_PREFIX = "knobelcup"  # the local service's stack (local.service.PREFIX)
 
 
 @dataclass
@@ -220,7 +220,7 @@ def aws_deployment(stack: str, region: str | None = None) -> Deployment:
     import boto3  # noqa: PLC0415
 
     from infra.lambda_invoker import LambdaInvoker  # noqa: PLC0415
-    from infra.local.event_filters import passes  # noqa: PLC0415
+    from local.event_filters import passes  # noqa: PLC0415
 
     session = boto3.session.Session(region_name=region)
     described = session.client("cloudformation").describe_stacks(StackName=stack)
@@ -248,12 +248,12 @@ def local_deployment(endpoint: str, prefix: str = LOCAL_PREFIX) -> Iterator[Depl
     handlers run in this process, wired to that stack."""
     import boto3  # noqa: PLC0415
 
-    from infra.local.fake_aws import fake_aws  # noqa: PLC0415
+    from local.fake_aws import fake_aws  # noqa: PLC0415
 
     quiet = {"POWERTOOLS_METRICS_DISABLED": "true", "POWERTOOLS_LOG_LEVEL": "WARNING"}
     with fake_aws(endpoint, **quiet):
         # imported only now: the functions read the environment when imported
-        from infra.local.redrive import (  # noqa: PLC0415
+        from local.redrive import (  # noqa: PLC0415
             InProcessInvoker,
             local_settings,
             stream_reader_handlers,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from infra.local.lambda_events import HttpAnswer
+from local.lambda_events import HttpAnswer
 
 DEFAULT_URL = "http://127.0.0.1:3000"
 

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
-from infra.local.moto_atomic import MotoFailed
-from infra.local.service import MOTO_STATE_FILE, running_service
+from local.moto_atomic import MotoFailed
+from local.service import MOTO_STATE_FILE, running_service
 
 DEFAULT_STATE = Path(".knobelcup")
 

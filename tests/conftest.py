@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from infra.local.fake_aws import FAKE_AWS_ENV, pointing_elsewhere
+from local.fake_aws import FAKE_AWS_ENV, pointing_elsewhere
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

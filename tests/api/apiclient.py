@@ -7,7 +7,7 @@ from typing import Any
 
 from functions.api.app import lambda_handler
 from infra.jobs import JobRunner
-from infra.local.lambda_events import HttpAnswer, invoke_http
+from local.lambda_events import HttpAnswer, invoke_http
 
 Answer = HttpAnswer
 

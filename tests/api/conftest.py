@@ -12,8 +12,8 @@ from moto import mock_aws
 from functions.wiring import use_services
 from infra.bootstrap import build_jobs, build_services
 from infra.dice import SeededDice
-from infra.local.provision import create_tables
 from infra.settings import Settings
+from local.provision import create_tables
 
 TABLE = "knobelcup"
 NOW = 1_800_000_000.0

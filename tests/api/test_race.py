@@ -20,9 +20,9 @@ from botocore.config import Config
 from core.audit import verify
 from functions.wiring import use_services
 from infra.bootstrap import build_jobs, build_services
-from infra.local.moto_atomic import moto_server
-from infra.local.provision import create_tables
 from infra.settings import Settings
+from local.moto_atomic import moto_server
+from local.provision import create_tables
 
 RACERS = 16
 VERSIONS = 24

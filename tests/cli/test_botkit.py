@@ -15,7 +15,7 @@ import pytest
 from cli.api_client import ApiClient
 from cli.botkit import BotLoadError, BotResult, bot_name, load_decider, load_module, run_bot
 from cli.main import main
-from infra.local.service import running_service
+from local.service import running_service
 
 BOTS = Path(__file__).resolve().parents[2] / "examples" / "bots"
 DECIDE = "def decide(view):\n    return view['legal_actions'][0]\n"

@@ -25,7 +25,7 @@ from core.games.maexchen import RANKING, Doubted, MaexchenState
 from core.protocol import Game
 from core.registry import get_game
 from infra.dice import SeededDice
-from infra.local.tournament import play_table
+from local.tournament import play_table
 
 BOTS = Path(__file__).resolve().parents[2] / "examples" / "bots"
 ODDS: Any = load_module(str(BOTS / "maexchen_odds.py"))

@@ -23,7 +23,7 @@ from cli.play import Player, play
 from cli.table_text import change_lines, choice_label, result_lines, seat_lines, situation_lines
 from core.actions import Announce, Doubt, Stop, Throw
 from core.registry import get_game
-from infra.local.service import running_service
+from local.service import running_service
 
 BOTS = Path(__file__).resolve().parents[2] / "examples" / "bots"
 

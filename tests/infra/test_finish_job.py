@@ -23,12 +23,12 @@ from infra.events import JobStepReady
 from infra.finish_job import FinishJob
 from infra.job_store import JobStore, chunked
 from infra.jobs import JobRunner
-from infra.local.lambda_events import invoke_http
-from infra.local.provision import create_tables
 from infra.records import PlayerExit, PlayerRecord, Status, TournamentRecord
 from infra.settings import Settings
 from infra.start_job import ORDER
 from infra.tokens import hash_token
+from local.lambda_events import invoke_http
+from local.provision import create_tables
 
 TABLE = "knobelcup"
 T = "t-finish"

@@ -16,13 +16,13 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from infra.local.api_workers import ApiWorkers
-from infra.local.checkpoint import Checkpoint
-from infra.local.delivery import StreamTap
-from infra.local.fake_aws import fake_aws
-from infra.local.provision import create_tables
-from infra.local.service import DeliveryRunner
 from infra.settings import Settings
+from local.api_workers import ApiWorkers
+from local.checkpoint import Checkpoint
+from local.delivery import StreamTap
+from local.fake_aws import fake_aws
+from local.provision import create_tables
+from local.service import DeliveryRunner
 
 TABLE = "restart"
 

@@ -7,7 +7,7 @@ import pytest
 from core.bracket import ByeGiven, Decision, SeatTable
 from core.registry import game_names
 from infra.dice import SecretDice, SeededDice
-from infra.local.tournament import RandomBot, TournamentRun, run_tournament
+from local.tournament import RandomBot, TournamentRun, run_tournament
 
 PLAYERS = [f"p{i:03d}" for i in range(150)]
 

@@ -12,9 +12,9 @@ from typing import Any
 import boto3
 import pytest
 
-from infra.local.fake_aws import fake_aws
-from infra.local.moto_atomic import moto_server, stop_process
-from infra.local.provision import create_tables
+from local.fake_aws import fake_aws
+from local.moto_atomic import moto_server, stop_process
+from local.provision import create_tables
 
 TABLE = "atomic"
 

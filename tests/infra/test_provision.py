@@ -1,4 +1,4 @@
-"""infra.local.provision: the tables the tests use are the tables template.yaml deploys."""
+"""local.provision: the tables the tests use are the tables template.yaml deploys."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from infra.local.provision import TEMPLATE_PATH, create_tables, load_template, table_resources
+from local.provision import TEMPLATE_PATH, create_tables, load_template, table_resources
 
 TABLE = "KnobelcupTable"
 # the deadline sweeper's sparse index (infra.deadlines): sharded on the deadline, keys only

@@ -23,15 +23,6 @@ from cli.main import build_parser
 from core.match import Seating
 from infra.dice import PlaceSeededDice
 from infra.lambda_invoker import LambdaInvoker
-from infra.local.event_filters import passes
-from infra.local.redrive import (
-    InProcessInvoker,
-    local_function_arn,
-    local_settings,
-    logical_id_in,
-    stream_reader_handlers,
-)
-from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
 from infra.redrive import (
     HandlerFailed,
     StreamPointer,
@@ -39,6 +30,15 @@ from infra.redrive import (
     redrive_stream_failures,
 )
 from infra.table_item import TableRecord, to_item
+from local.event_filters import passes
+from local.redrive import (
+    InProcessInvoker,
+    local_function_arn,
+    local_settings,
+    logical_id_in,
+    stream_reader_handlers,
+)
+from local.stack import LocalStack, start_local_stack, stop_local_stack
 
 PREFIX = "kc"
 T = "t-redrive"

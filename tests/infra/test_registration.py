@@ -11,10 +11,10 @@ from moto import mock_aws
 
 from infra.bootstrap import build_services
 from infra.errors import PlayerLimitReached
-from infra.local.provision import create_tables
-from infra.local.write_counter import WriteCounter, item_kind
 from infra.registration import SHARDS, shard_capacity, shards_for
 from infra.settings import Settings
+from local.provision import create_tables
+from local.write_counter import WriteCounter, item_kind
 
 
 def test_two_choices_keep_ten_thousand_registrations_within_ten_of_n_over_16() -> None:

@@ -29,12 +29,12 @@ from functions.timeout import app as timeout_app
 from functions.timers import app as timers_app
 from infra.dice import PlaceSeededDice
 from infra.events import TableFinished
-from infra.local.event_filters import matches, passes, stream_filters
-from infra.local.lambda_events import LocalContext
-from infra.local.provision import load_template
-from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
 from infra.publisher import change_from_record, events_of
 from infra.timers import schedule_name
+from local.event_filters import matches, passes, stream_filters
+from local.lambda_events import LocalContext
+from local.provision import load_template
+from local.stack import LocalStack, start_local_stack, stop_local_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"

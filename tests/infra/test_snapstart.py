@@ -18,8 +18,8 @@ import pytest
 from functions import wiring
 from functions.wiring import Wired
 from infra.bootstrap import aws_client
-from infra.local.provision import load_template
 from infra.settings import Settings
+from local.provision import load_template
 
 
 class Built:

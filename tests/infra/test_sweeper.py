@@ -23,14 +23,14 @@ from functions.api.app import lambda_handler as api_handler
 from functions.sweeper import app as sweeper_app
 from infra.deadlines import GRACE_SECONDS, INDEX, SHARDS
 from infra.dice import PlaceSeededDice
-from infra.local.bots import Bot, BotTournament
-from infra.local.delivery import RateSchedule
-from infra.local.lambda_events import HttpAnswer, LocalContext, invoke_http
-from infra.local.service import DeliveryRunner
-from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
 from infra.sweeper import DeadlineStore, DeadlineSweeper
 from infra.table_item import TableRecord
 from infra.turns import TurnService
+from local.bots import Bot, BotTournament
+from local.delivery import RateSchedule
+from local.lambda_events import HttpAnswer, LocalContext, invoke_http
+from local.service import DeliveryRunner
+from local.stack import LocalStack, start_local_stack, stop_local_stack
 
 NOW = 1_800_000_000.0
 TIMEOUT = 30  # the tournaments' turn_timeout_seconds

@@ -1,6 +1,6 @@
 """template.yaml: the event-driven wiring is what the code relies on.
 
-The template is read as plain data (infra.local.provision's loader keeps `!Ref` and
+The template is read as plain data (local.provision's loader keeps `!Ref` and
 friends in their long form); nothing here deploys. Filters and the rule's pattern are
 checked by matching sample records against them as Lambda and EventBridge would.
 """
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from infra.deadlines import INDEX, SHARDS
-from infra.local.event_filters import matches
-from infra.local.provision import TEMPLATE_PATH, load_template
 from infra.sweeper import MARGIN_SECONDS
+from local.event_filters import matches
+from local.provision import TEMPLATE_PATH, load_template
 
 FUNCTION = "AWS::Serverless::Function"
 TABLE_STREAM = {"Fn::GetAtt": ["KnobelcupTable", "StreamArn"]}

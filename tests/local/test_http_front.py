@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from infra.local.http_front import MAX_BODY, HttpFront
+from local.http_front import MAX_BODY, HttpFront
 
 READ_TIMEOUT = 2  # seconds, so the stalled-request test waits no longer than that
 

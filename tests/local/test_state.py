@@ -95,7 +95,7 @@ def _moto_process(serve: int) -> int:
     for child in Path(f"/proc/{serve}/task").glob("*/children"):
         for pid in child.read_text().split():
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
-            if b"infra.local.moto_atomic" in command:
+            if b"local.moto_atomic" in command:
                 return int(pid)
     raise AssertionError("moto's server runs as a child process of serve")
 

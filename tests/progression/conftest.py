@@ -10,11 +10,11 @@ from moto import mock_aws
 from tournament_kit import NOW, StackFactory
 
 from infra.dice import PlaceSeededDice
-from infra.local.delivery import Deliveries
-from infra.local.faults import CrashPlan
-from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
-from infra.local.write_counter import WriteCounter
 from infra.tournaments import Clock
+from local.delivery import Deliveries
+from local.faults import CrashPlan
+from local.stack import LocalStack, start_local_stack, stop_local_stack
+from local.write_counter import WriteCounter
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from typing import Any
 
 from tournament_kit import StackFactory, bot_tournament
 
-from infra.local.delivery import Deliveries
-from infra.local.faults import CrashPlan
+from local.delivery import Deliveries
+from local.faults import CrashPlan
 
 PLAYERS = 60
 NAMES = [f"bot {n}" for n in range(PLAYERS)]

@@ -12,9 +12,9 @@ import pytest
 from test_reconcile import reconcile
 from tournament_kit import NOW, StackFactory, bot_tournament
 
-from infra.local.bots import BotTournament, BotTournamentError, stop_when_allowed
-from infra.local.clock import ManualClock
-from infra.local.delivery import Deliveries
+from local.bots import BotTournament, BotTournamentError, stop_when_allowed
+from local.clock import ManualClock
+from local.delivery import Deliveries
 
 PLAYERS = 40
 NAMES = [f"bot {n}" for n in range(PLAYERS)]

@@ -14,14 +14,14 @@ from tournament_kit import StackFactory, bot_tournament, http
 from cli import admin
 from cli.main import build_parser
 from infra.job_store import JobStore
-from infra.local.bots import BotTournament, BotTournamentError
-from infra.local.delivery import Deliveries
-from infra.local.faults import CrashingClient, CrashPlan, SimulatedCrash
-from infra.local.redrive import InProcessInvoker
-from infra.local.stack import LocalStack
-from infra.local.write_counter import WriteCounter
 from infra.progression import ProgressionService
 from infra.publisher import table_finished_event
+from local.bots import BotTournament, BotTournamentError
+from local.delivery import Deliveries
+from local.faults import CrashingClient, CrashPlan, SimulatedCrash
+from local.redrive import InProcessInvoker
+from local.stack import LocalStack
+from local.write_counter import WriteCounter
 
 LOSE_EVERY_FINISH = Deliveries(drop=1.0)  # every TableFinished message deleted unread
 

@@ -26,10 +26,10 @@ from core.bracket import BracketPlan
 from functions.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import PlaceSeededDice
-from infra.local.bots import Bot
-from infra.local.moto_atomic import moto_server
-from infra.local.stack import LocalStack, start_local_stack, stop_local_stack
 from infra.settings import Settings
+from local.bots import Bot
+from local.moto_atomic import moto_server
+from local.stack import LocalStack, start_local_stack, stop_local_stack
 
 TRIALS = 20
 LATECOMERS = 32

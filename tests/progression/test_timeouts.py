@@ -8,7 +8,7 @@ from typing import Any
 from tournament_kit import StackFactory, bot_tournament
 
 from functions.timeout.app import lambda_handler as timeout_handler
-from infra.local.lambda_events import LocalContext
+from local.lambda_events import LocalContext
 
 
 def test_a_deadline_applies_only_at_the_version_it_was_made_for(

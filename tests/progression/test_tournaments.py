@@ -12,8 +12,8 @@ from tournament_kit import StackFactory, bot_tournament
 
 from core.bracket import BracketPlan, TableRef
 from core.bracket.completion import BRANCHING
-from infra.local.bots import BotTournament, Strategy, any_legal_action, stop_when_allowed
-from infra.local.write_counter import WriteCounter
+from local.bots import BotTournament, Strategy, any_legal_action, stop_when_allowed
+from local.write_counter import WriteCounter
 
 PLAYERS = 300
 

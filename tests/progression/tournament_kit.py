@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from functions.api.app import lambda_handler
-from infra.local.bots import BotTournament, Strategy, any_legal_action
-from infra.local.lambda_events import HttpAnswer, invoke_http
-from infra.local.stack import LocalStack
+from local.bots import BotTournament, Strategy, any_legal_action
+from local.lambda_events import HttpAnswer, invoke_http
+from local.stack import LocalStack
 
 NOW = 1_800_000_000.0
 StackFactory = Callable[..., LocalStack]

@@ -4,7 +4,7 @@ sweeper's `rate(1 minute)` included).
 
 Works against in-process moto (`mock_aws`) and moto's server alike: the clients go
 wherever the environment points boto3. `crash` makes the publisher, timer, progression,
-timeout, sweeper and job functions die around their writes (see `infra.local.faults`).
+timeout, sweeper and job functions die around their writes (see `local.faults`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ from infra.bootstrap import (
     build_timers,
 )
 from infra.dice import DiceSource
-from infra.local.delivery import (
+from infra.reconcile import build_reconciler
+from infra.settings import Settings
+from infra.tournaments import Clock
+from local.delivery import (
     Deliveries,
     LocalDelivery,
     QueueReader,
@@ -41,13 +44,10 @@ from infra.local.delivery import (
     ScheduleFirer,
     StreamTap,
 )
-from infra.local.event_filters import stream_filters
-from infra.local.faults import CrashingClient, CrashPlan
-from infra.local.provision import create_messaging, create_tables
-from infra.local.write_counter import WriteCounter
-from infra.reconcile import build_reconciler
-from infra.settings import Settings
-from infra.tournaments import Clock
+from local.event_filters import stream_filters
+from local.faults import CrashingClient, CrashPlan
+from local.provision import create_messaging, create_tables
+from local.write_counter import WriteCounter
 
 ACCOUNT = "123456789012"
 SWEEP_SECONDS = 60.0  # the template's rate(1 minute)

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infra.deadlines import GRACE_SECONDS
-from infra.local.clock import ManualClock
-from infra.local.lambda_events import HttpAnswer
-from infra.local.stack import LocalStack
+from local.clock import ManualClock
+from local.lambda_events import HttpAnswer
+from local.stack import LocalStack
 
 Call = Callable[..., HttpAnswer]  # (method, path, body=None, *, token=None) → answer
 Strategy = Callable[[dict[str, Any], random.Random], dict[str, Any]]  # (view, dice) → action

@@ -28,8 +28,8 @@ from typing import Any
 from botocore.exceptions import EndpointConnectionError
 
 from infra.dice import DiceSource, PlaceSeededDice, SecretDice
-from infra.local.lambda_events import LocalContext
 from infra.settings import Settings
+from local.lambda_events import LocalContext
 
 STOP_SECONDS = 5.0  # how long a worker may take to finish its request when stopped
 KILL_SECONDS = 2.0  # how long a terminated worker may take to go before it is killed

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import yaml
 
-TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "template.yaml"
+TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "template.yaml"
 
 TABLE_TYPE = "AWS::DynamoDB::Table"
 

@@ -27,15 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infra.local.api_workers import ApiWorkers, dice_for
-from infra.local.fake_aws import fake_aws
-from infra.local.http_front import HttpFront
-from infra.local.moto_atomic import MotoServer, running_moto
+from local.api_workers import ApiWorkers, dice_for
+from local.fake_aws import fake_aws
+from local.http_front import HttpFront
+from local.moto_atomic import MotoServer, running_moto
 
 if TYPE_CHECKING:
-    from infra.local.checkpoint import Checkpoint
-    from infra.local.delivery import LocalDelivery
-    from infra.local.stack import LocalStack
+    from local.checkpoint import Checkpoint
+    from local.delivery import LocalDelivery
+    from local.stack import LocalStack
 
 
 PREFIX = "knobelcup"
@@ -188,8 +188,8 @@ def _serving(
     # Imported here, once the environment is set: the functions read it at import.
     import boto3  # noqa: PLC0415
 
-    from infra.local.checkpoint import Checkpoint  # noqa: PLC0415
-    from infra.local.stack import start_local_stack, stop_local_stack  # noqa: PLC0415
+    from local.checkpoint import Checkpoint  # noqa: PLC0415
+    from local.stack import start_local_stack, stop_local_stack  # noqa: PLC0415
 
     checkpoint = Checkpoint.open(boto3.client("dynamodb"), PREFIX)
     stack = start_local_stack(

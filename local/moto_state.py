@@ -4,7 +4,7 @@ moto 5 has no persistence of its own, so the server pickles its backends of the 
 the local stack uses (DynamoDB with its stream, EventBridge, SQS, Scheduler) and loads
 them again at its next start. Everything the service knows is in there: tournaments,
 tables, tokens (as hashes), stream records, queue messages, pending turn deadlines, and
-the runner's own position on the stream (`infra.local.checkpoint`), so that position
+the runner's own position on the stream (`local.checkpoint`), so that position
 can never be ahead of the records it counts.
 
 A snapshot is written whole to a temporary file and renamed over the last one: a crash

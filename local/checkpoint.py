@@ -18,7 +18,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from infra.local.delivery import LocalDelivery
+from local.delivery import LocalDelivery
 
 KEY = {"name": {"S": "runner"}}
 

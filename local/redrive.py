@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from infra.bootstrap import build_publisher, build_timers
-from infra.local.event_filters import passes, stream_filters
-from infra.local.lambda_events import LocalContext
 from infra.settings import Settings
+from local.event_filters import passes, stream_filters
+from local.lambda_events import LocalContext
 
 Handler = Callable[[dict[str, Any], Any], Any]
-ACCOUNT = "123456789012"  # the local stack's (infra.local.stack)
+ACCOUNT = "123456789012"  # the local stack's (local.stack)
 REGION = "eu-central-1"
 
 

@@ -16,9 +16,9 @@ the result itself, with times as epoch seconds.
 
 With `--state FILE` it loads moto's state from FILE at its start, saves it there every
 `SAVE_SECONDS` while requests change it, and once more when it is stopped or its parent
-goes (`infra.local.moto_state`).
+goes (`local.moto_state`).
 
-Run: `python -m infra.local.moto_atomic --port 5000` (the tests and the local stack start it).
+Run: `python -m local.moto_atomic --port 5000` (the tests and the local stack start it).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from moto.moto_server.werkzeug_app import (
 )
 from werkzeug.serving import run_simple
 
-from infra.local import moto_state
+from local import moto_state
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 STOP_SECONDS = 5.0  # how long the server may take to exit when terminated

@@ -28,8 +28,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from infra.local.event_filters import passes
-from infra.local.lambda_events import LocalContext
+from local.event_filters import passes
+from local.lambda_events import LocalContext
 
 Handler = Callable[[dict[str, Any], Any], Any]
 MAX_RECEIVES = 10  # the template's maxReceiveCount

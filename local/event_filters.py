@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from infra.local.provision import TEMPLATE_PATH, load_template
+from local.provision import TEMPLATE_PATH, load_template
 
 
 def matches(pattern: dict[str, Any], event: Any) -> bool:

@@ -7,7 +7,7 @@ only): a listen backlog of 1,024, keep-alive, a request read in full before a th
 takes it, connections idle or stalled mid-request closed after `read_timeout`, a 400
 for a malformed request (a Content-Length that is no number) and a 413 past API
 Gateway's 10 MB, each closing the connection so no unread body is taken for a request.
-`invoke` decides where the function runs (see `infra.local.api_workers`).
+`invoke` decides where the function runs (see `local.api_workers`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from waitress import wasyncore
 from waitress.server import create_server
 
-from infra.local.lambda_events import http_api_event
+from local.lambda_events import http_api_event
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment

@@ -38,9 +38,9 @@ from infra.deadlines import seated_at
 from infra.errors import NotFound, WrongStatus
 from infra.events import TableFinished
 from infra.job_store import JobStore
+from infra.plans import bracket_plan
 from infra.records import PlayerExit, Status, TournamentRecord
 from infra.table_item import TableRecord, bye_table
-from infra.tournaments import bracket_plan
 
 
 class StartNotFinished(InvalidBracket):

@@ -37,13 +37,14 @@ from core.bracket import BracketPlan, TableRef
 from infra.bootstrap import aws_client
 from infra.errors import NotFound
 from infra.job_store import JobStore
+from infra.plans import bracket_plan
 from infra.progress_store import ARRIVALS
 from infra.progression import ProgressionService
 from infra.publisher import table_finished_event
 from infra.records import PLAYER_PREFIX, Status, TournamentRecord, tournament_pk
 from infra.settings import Settings
 from infra.table_item import TableRecord, table_key
-from infra.tournaments import Clock, bracket_plan
+from infra.tournaments import Clock
 
 PAGE_TABLES = 100  # one BatchGetItem of tables
 MAX_REPAIRS = 10  # replays a page makes at most

@@ -27,6 +27,7 @@ from core.match import Seating
 from infra.deadlines import seated_at
 from infra.job_store import ORDER_CHUNK, JobStore, chunked
 from infra.jobs import NextStep
+from infra.plans import bracket_plan
 from infra.records import JobState, PlayerRecord, Status, TournamentRecord
 from infra.table_item import TableRecord, bye_table
 
@@ -113,8 +114,6 @@ class StartJob:
         return NextStep(JobState("start", state.step + 1, "seat", "", 0))
 
     def _seat(self, tournament: TournamentRecord, state: JobState) -> NextStep | None:
-        from infra.tournaments import bracket_plan  # noqa: PLC0415  # a cycle otherwise
-
         plan = bracket_plan(tournament.player_count, tournament.table_size, tournament.advance)
         first = int(state.cursor or 0)
         tables = plan.tables_in(1)

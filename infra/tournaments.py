@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from core.bracket import (
@@ -26,6 +25,7 @@ from core.registry import get_game
 from infra import start_job
 from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized, WrongStatus
 from infra.job_store import JobStore, chunked
+from infra.plans import bracket_plan
 from infra.records import PlayerRecord, Status, TournamentRecord
 from infra.table_item import TableRecord
 from infra.tokens import (
@@ -320,10 +320,3 @@ def _check_resumed_like_begun(
             "this start began with another seed: repeat it without seed or order",
             rule=SEEDING_RULE,
         )
-
-
-@lru_cache(maxsize=64)
-def bracket_plan(player_count: int, table_size: int, advance: int) -> BracketPlan:
-    """Plans are immutable and a million-player one takes about 0.2 s to build: every read
-    of a running tournament and every page of its rounds would otherwise rebuild it."""
-    return BracketPlan.build(player_count, table_size, advance)

@@ -27,6 +27,7 @@ import time
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import replace
 from typing import Any
 from unittest import mock
@@ -41,7 +42,7 @@ from infra.dice import PlaceSeededDice
 from infra.table_item import TableRecord
 from local import delivery
 from local.lambda_events import HttpAnswer, invoke_http
-from local.moto_atomic import serve_faster
+from local.moto_atomic import moto_server, serve_faster
 from local.provision import load_template
 from local.stack import LocalStack, start_local_stack, stop_local_stack
 from local.tournament import RandomBot
@@ -145,17 +146,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default="maexchen")
     parser.add_argument("--table-size", type=int, default=6)
     parser.add_argument("--advance", type=int, default=2)
+    parser.add_argument(
+        "--moto",
+        choices=("server", "in-process"),
+        default="server",
+        help="moto's server in a process of its own, as `make serve` runs it (default; "
+        "a few ms a call), or moto in this process (about 10 ms a call)",
+    )
     args = parser.parse_args(argv)
     logging.disable(logging.INFO)  # the functions log every event; the figures are wanted
     writes, timings = WriteCounter(), Timings()
     plan = BracketPlan.build(args.players, args.table_size, args.advance)
-    serve_faster()  # moto would copy the whole table before every registration
-    with (
-        mock.patch.dict(os.environ, ENVIRONMENT),
-        mock_aws(),
-        warnings.catch_warnings(),
-        mock.patch.object(delivery, "_invoke", timings.invoking(delivery._invoke)),
-    ):
+    with ExitStack() as moto:
+        moto.enter_context(mock.patch.dict(os.environ, ENVIRONMENT))
+        if args.moto == "server":
+            os.environ["AWS_ENDPOINT_URL"] = moto.enter_context(moto_server())
+        else:
+            serve_faster()  # moto would copy the whole table before every registration
+            moto.enter_context(mock_aws())
+        moto.enter_context(warnings.catch_warnings())
+        moto.enter_context(
+            mock.patch.object(delivery, "_invoke", timings.invoking(delivery._invoke))
+        )
         warnings.filterwarnings("ignore", "No application metrics to publish")
         stack = start_local_stack(
             "scale", dice=PlaceSeededDice("scale"), clock=time.time, writes=writes, observer=False

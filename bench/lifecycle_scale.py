@@ -43,7 +43,7 @@ from infra.table_item import TableRecord
 from local import delivery
 from local.lambda_events import HttpAnswer, invoke_http
 from local.moto_atomic import moto_server, serve_faster
-from local.provision import load_template
+from local.provision import function_timeout
 from local.stack import LocalStack, start_local_stack, stop_local_stack
 from local.tournament import RandomBot
 from local.write_counter import WriteCounter
@@ -101,12 +101,7 @@ class Timings:
 
 def timeouts() -> dict[str, float]:
     """Each function's Timeout (seconds) as template.yaml sets it."""
-    template = load_template()
-    default = float(template["Globals"]["Function"]["Timeout"])
-    return {
-        logical: float(template["Resources"][logical]["Properties"].get("Timeout", default))
-        for logical in FUNCTIONS.values()
-    }
+    return {logical: function_timeout(logical) for logical in FUNCTIONS.values()}
 
 
 def play_seated_tables(stack: LocalStack, tournament: str, plan: BracketPlan, seed: str) -> int:

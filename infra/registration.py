@@ -17,7 +17,7 @@ from typing import Any
 
 from infra.records import tournament_pk
 
-SHARDS = 16
+SHARDS = 64  # one transaction closes them all with the tournament: at most 99
 SHARD_SK = "REG"
 
 
@@ -35,8 +35,8 @@ def shard_capacity(player_limit: int, shard: int) -> int:
 def shard_choices(player: str) -> tuple[int, int]:
     """Two shards a registration may count on, from two hashes of the player's id. The
     registration takes the less full of the two ("the power of two choices"): one
-    random shard would leave the fullest of 16 about two standard deviations above
-    N/16 (some 50 writes at 10,000 players), two choices keep it within a few."""
+    random shard would leave the fullest about two standard deviations above N/SHARDS,
+    two choices keep it within a few."""
     first = zlib.crc32(player.encode()) % SHARDS
     other = zlib.adler32(player.encode()) % (SHARDS - 1)
     return first, other if other < first else other + 1

@@ -72,6 +72,8 @@ def _invoke(handler: Handler, event: dict[str, Any], context: Any) -> tuple[bool
     """Call `handler` as Lambda would: (True, None) if the function died, whatever the
     exception (a crash, a timeout, an error past the batch processor), else (False, its
     answer). Only Ctrl-C gets through."""
+    if isinstance(context, LocalContext):
+        context.begin()
     try:
         return False, handler(event, context)
     except KeyboardInterrupt:
@@ -374,9 +376,11 @@ class RateSchedule:
     """A `rate(...)` schedule's part: invoke a function every `period` seconds, by
     whatever clock the caller reads, with the event EventBridge would send."""
 
-    def __init__(self, handler: Handler, name: str, period: float) -> None:
+    def __init__(
+        self, handler: Handler, name: str, period: float, timeout_seconds: float = 10.0
+    ) -> None:
         self._handler = handler
-        self._context = LocalContext(function_name=name)
+        self._context = LocalContext(function_name=name, timeout_seconds=timeout_seconds)
         self.period = period
         self._next = float("-inf")
         self.runs = 0

@@ -89,9 +89,17 @@ class LocalContext:
         """An ARN of the shape Lambda gives."""
         return f"arn:aws:lambda:eu-central-1:123456789012:function:{self.function_name}"
 
+    timeout_seconds: float = 10.0  # the function's Timeout (template.yaml)
+    invoked_at: float = field(default_factory=time.monotonic)
+
+    def begin(self) -> None:
+        """A new invocation starts now, with the whole Timeout before it."""
+        self.invoked_at = time.monotonic()
+
     def get_remaining_time_in_millis(self) -> int:
-        """Lambda's default: plenty of time left."""
-        return 10_000
+        """What is left of the Timeout since the invocation began, as Lambda counts it."""
+        left = self.timeout_seconds - (time.monotonic() - self.invoked_at)
+        return max(0, int(left * 1000))
 
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]

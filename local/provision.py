@@ -220,3 +220,10 @@ def _error_code(error: Exception) -> str:
     """The AWS error code of a botocore `ClientError` ('' for anything else)."""
     response = getattr(error, "response", None) or {}
     return str(response.get("Error", {}).get("Code", ""))
+
+
+def function_timeout(logical_id: str, template: Path = TEMPLATE_PATH) -> float:
+    """A function's Timeout in seconds, its own or the template's Globals'."""
+    loaded = load_template(template)
+    properties = loaded["Resources"][logical_id]["Properties"]
+    return float(properties.get("Timeout", loaded["Globals"]["Function"]["Timeout"]))

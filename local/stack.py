@@ -46,7 +46,7 @@ from local.delivery import (
 )
 from local.event_filters import stream_filters
 from local.faults import CrashingClient, CrashPlan
-from local.provision import create_messaging, create_tables
+from local.provision import create_messaging, create_tables, function_timeout
 from local.write_counter import WriteCounter
 
 ACCOUNT = "123456789012"
@@ -163,7 +163,12 @@ def start_local_stack(
             "timeout",
             deliveries,
         ),
-        sweeps=RateSchedule(sweeper_app.lambda_handler, "sweeper", SWEEP_SECONDS),
+        sweeps=RateSchedule(
+            sweeper_app.lambda_handler,
+            "sweeper",
+            SWEEP_SECONDS,
+            timeout_seconds=function_timeout("SweeperFunction"),
+        ),
     )
     observer_queue = _observe(events, sqs, messaging.bus, prefix) if observer else ""
     return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue, tap)

@@ -1,5 +1,5 @@
 """Registration counts on 16 shards, the less full of two a player's id names: no item
-takes every registration, and the shards stay within a few writes of N/16."""
+takes every registration, and the shards stay within a few writes of N/64."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from local.provision import create_tables
 from local.write_counter import WriteCounter, item_kind
 
 
-def test_two_choices_keep_ten_thousand_registrations_within_ten_of_n_over_16() -> None:
+def test_two_choices_keep_ten_thousand_registrations_within_ten_of_n_over_the_shards() -> None:
     players = 10_000
     alphabet = "abcdefghijkmnpqrstuvwxyz23456789"  # as the service's ids, seeded here
     chance = random.Random(16)
@@ -41,7 +41,7 @@ def test_the_shards_share_the_limit_exactly(limit: int) -> None:
     assert max(shares) - min(shares) <= 1
 
 
-def test_registrations_on_moto_write_no_item_more_than_n_over_16_plus_10(
+def test_registrations_on_moto_write_no_shard_more_than_its_share_plus_10(
     aws_env: None,
 ) -> None:
     players, limit = 400, 390

@@ -29,11 +29,13 @@ from infra.turns import TurnService
 from local.bots import Bot, BotTournament
 from local.delivery import RateSchedule
 from local.lambda_events import HttpAnswer, LocalContext, invoke_http
+from local.provision import function_timeout
 from local.service import DeliveryRunner
 from local.stack import LocalStack, start_local_stack, stop_local_stack
 
 NOW = 1_800_000_000.0
 TIMEOUT = 30  # the tournaments' turn_timeout_seconds
+SWEEPER_TIMEOUT = function_timeout("SweeperFunction")
 
 
 @dataclass
@@ -85,7 +87,9 @@ class Cup:
 
     def sweep(self) -> dict[str, Any]:
         """One run of the real SweeperFunction handler."""
-        report: dict[str, Any] = sweeper_app.lambda_handler({}, LocalContext())
+        report: dict[str, Any] = sweeper_app.lambda_handler(
+            {}, LocalContext(timeout_seconds=SWEEPER_TIMEOUT)
+        )
         return report
 
     def act(self, ref: str = "R1-1") -> None:

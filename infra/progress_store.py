@@ -37,6 +37,9 @@ SEGMENT_ROWS = 2_000  # players a standings segment holds at most: about 26 KB
 PLACES_BLOCK = 2_000  # seeding positions a places item covers at most: at most 16 KB
 
 
+_FIRST_SEGMENTS = 4  # standings segments the first Query of a page reads
+
+
 class ProgressStore(Repository):
     """The repository plus the progression's own items."""
 
@@ -175,7 +178,10 @@ class ProgressStore(Repository):
             "KeyConditionExpression": "pk = :pk AND sk >= :from",
             "ExpressionAttributeValues": {":pk": pk, ":from": holding["sk"]},
             "ConsistentRead": True,
-            "Limit": limit + 1,  # a segment has a row at least: these cover the page
+            # a few segments first, twice as many each time the page is not yet covered:
+            # a segment holds up to 2,000 rows, and reading the page's limit of them at
+            # once would read most of the standings for the first page
+            "Limit": _FIRST_SEGMENTS,
         }
         rows: list[Standing] = []
         while not rows or rows[-1].place < offset + limit:
@@ -184,6 +190,7 @@ class ProgressStore(Repository):
             if "LastEvaluatedKey" not in page:
                 break
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            kwargs["Limit"] = min(2 * kwargs["Limit"], limit + 1)
         return [row for row in rows if offset < row.place <= offset + limit]
 
     def place_of(self, tournament: str, seed_position: int) -> int | None:

@@ -305,7 +305,7 @@ def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
     out_of_time = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=lambda: 5.0)
     assert (out_of_time.visited, out_of_time.complete) == (0, False)
 
-    # 7 s pass between checks of a 50 s run: a third of it (16.7 s) is used after 2 visits
+    # 7 s pass between checks of a 50 s run: 30% of it (15 s) is used after 2 visits
     remaining = iter(range(50, 0, -7))
     a_third = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=lambda: next(remaining))
     assert (a_third.visited, a_third.complete) == (2, False)

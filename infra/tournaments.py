@@ -94,18 +94,24 @@ class TournamentService:
     def get(self, tournament: str) -> TournamentRecord:
         """The tournament, or `NotFound`; until the start job has counted them, the
         players are counted from the registration shards."""
-        found = self._repository.get_tournament(tournament) if plausible_id(tournament) else None
-        if found is None:
-            raise NotFound(f"no tournament {shown(tournament)}", rule="tournament")
+        found = self._read(tournament)
         if found.status in (Status.DRAFT, Status.OPEN, Status.CLOSED) or (
             found.job is not None and found.job.name == "start" and found.job.phase == "roster"
         ):
             found.player_count = sum(self._repository.registration_counts(tournament))
         return found
 
+    def _read(self, tournament: str) -> TournamentRecord:
+        """The tournament item as stored, or `NotFound`: for callers that need no player
+        count, so that a player polling `/me` before the start reads no shard."""
+        found = self._repository.get_tournament(tournament) if plausible_id(tournament) else None
+        if found is None:
+            raise NotFound(f"no tournament {shown(tournament)}", rule="tournament")
+        return found
+
     def set_registration(self, tournament: str, token: str, *, open: bool) -> TournamentRecord:
         """Open or close registration (organizer only)."""
-        self._authorize_organizer(self.get(tournament), token)
+        self._authorize_organizer(self._read(tournament), token)
         if open:
             self._repository.change_status(
                 tournament, [Status.DRAFT, Status.CLOSED], Status.OPEN, registration=True
@@ -194,7 +200,7 @@ class TournamentService:
 
     def whereabouts(self, tournament: str, token: str) -> dict[str, Any]:
         """Where the token's player plays now: their table, or that they wait."""
-        found = self.get(tournament)
+        found = self._read(tournament)
         player = self._authenticate_player(found, token)
         finished = found.status == Status.FINISHED
         # while starting, a player's table may be pointed at before it is written
@@ -215,7 +221,7 @@ class TournamentService:
         self, tournament: str, offset: int, limit: int
     ) -> tuple[list[Standing], int | None]:
         """A page of the final standings and the offset of the next page."""
-        found = self.get(tournament)
+        found = self._read(tournament)
         if found.status != Status.FINISHED:
             raise WrongStatus(
                 f"the standings are known once the final is over; the tournament is {found.status}",

@@ -140,14 +140,21 @@ class JobStore(ProgressStore):
         return [item["id"]["S"] for item in page["Items"]], page.get("LastEvaluatedKey")
 
     def put_id_chunks(
-        self, tournament: str, list_name: str, first: int, chunks: Sequence[Sequence[str]]
+        self,
+        tournament: str,
+        list_name: str,
+        first: int,
+        chunks: Sequence[Sequence[str]],
+        expires_at: int,
     ) -> None:
-        """Store `chunks` as chunks `first`, `first + 1`, … of the list `list_name`."""
+        """Store `chunks` as chunks `first`, `first + 1`, … of the list `list_name`, gone
+        with the tournament at `expires_at`."""
         self._batch_write(
             {
                 **_chunk_key(tournament, list_name, first + offset),
                 "kind": {"S": "id_chunk"},
                 "ids": {"S": " ".join(chunk)},
+                "expires_at": {"N": str(expires_at)},
             }
             for offset, chunk in enumerate(chunks)
         )

@@ -84,7 +84,7 @@ class StartJob:
             pages.append(ids)
             if after is None:
                 break
-        self._store.put_id_chunks(tournament.id, ROSTER, chunk, pages)
+        self._store.put_id_chunks(tournament.id, ROSTER, chunk, pages, tournament.expires_at)
         count = sum(self._store.registration_counts(tournament.id)) if state.step == 0 else None
         listed = state.done + sum(len(page) for page in pages)
         if after is None:
@@ -110,7 +110,9 @@ class StartJob:
                 rule="RULES.md §5 seeding",
             )
         order = seeded_order(players, tournament.seed)
-        self._store.put_id_chunks(tournament.id, ORDER, 0, list(chunked(order, ORDER_CHUNK)))
+        self._store.put_id_chunks(
+            tournament.id, ORDER, 0, list(chunked(order, ORDER_CHUNK)), tournament.expires_at
+        )
         return NextStep(JobState("start", state.step + 1, "seat", "", 0))
 
     def _seat(self, tournament: TournamentRecord, state: JobState) -> NextStep | None:

@@ -184,7 +184,9 @@ class TournamentService:
                 rule="registration",
             )
         _check_order(order, registered)
-        self._repository.put_id_chunks(tournament, start_job.ORDER, 0, list(chunked(order)))
+        self._repository.put_id_chunks(
+            tournament, start_job.ORDER, 0, list(chunked(order)), found.expires_at
+        )
         # the order names every player counted: the close fails if anyone registered since
         self._repository.change_status(
             tournament,

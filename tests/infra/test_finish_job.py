@@ -117,7 +117,7 @@ def stored(store: JobStore, bracket: Bracket) -> None:
         )
         for position, player in enumerate(order)
     )
-    store.put_id_chunks(T, ORDER, 0, list(chunked(order, ORDER_CHUNK)))
+    store.put_id_chunks(T, ORDER, 0, list(chunked(order, ORDER_CHUNK)), 2_000_000_000)
 
 
 def token(player: str) -> str:

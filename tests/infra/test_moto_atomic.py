@@ -1,5 +1,6 @@
 """The local moto server's shortcuts keep DynamoDB's semantics: a cancelled transaction
-changes no item and leaves no stream record; reads answer as moto's serializer would."""
+changes no item and leaves no stream record; reads answer as moto's serializer would; a
+Query reads its partition as DynamoDB does."""
 
 from __future__ import annotations
 
@@ -103,6 +104,55 @@ def test_a_transaction_that_succeeds_applies_and_streams_every_item(
         ExpressionAttributeValues={":a": {"S": "a"}},
     )["Items"]
     assert items == [{**_key("a"), "n": {"N": "1"}}]
+
+
+def _all_pages(dynamodb: Any, **query: Any) -> list[list[str]]:
+    pages: list[list[str]] = []
+    while True:
+        page = dynamodb.query(TableName=TABLE, **query)
+        pages.append([item["sk"]["S"] for item in page["Items"]])
+        if "LastEvaluatedKey" not in page:
+            return pages
+        query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def test_a_query_reads_its_partition_in_order_with_limits_and_conditions(
+    clients: tuple[Any, Any, str],
+) -> None:
+    dynamodb = clients[0]
+    sort_keys = [f"S#{n:03d}" for n in range(12)]
+    for pk in ("q", "q2", "p"):  # neighbours of "q" in moto's sorted whole-table walk
+        for sk in reversed(sort_keys):
+            item = {"pk": {"S": pk}, "sk": {"S": sk}, "odd": {"BOOL": sk[-1] in "13579"}}
+            dynamodb.put_item(TableName=TABLE, Item=item)
+    partition = {":pk": {"S": "q"}}
+
+    assert _all_pages(
+        dynamodb, KeyConditionExpression="pk = :pk", ExpressionAttributeValues=partition, Limit=5
+    ) == [sort_keys[0:5], sort_keys[5:10], sort_keys[10:12]]
+    assert _all_pages(
+        dynamodb,
+        KeyConditionExpression="pk = :pk AND sk <= :to",
+        ExpressionAttributeValues={**partition, ":to": {"S": "S#007"}},
+        ScanIndexForward=False,
+        Limit=3,
+    ) == [["S#007", "S#006", "S#005"], ["S#004", "S#003", "S#002"], ["S#001", "S#000"]]
+    assert _all_pages(
+        dynamodb,
+        KeyConditionExpression="pk = :pk AND sk BETWEEN :from AND :to",
+        FilterExpression="odd = :yes",
+        ExpressionAttributeValues={
+            **partition,
+            ":from": {"S": "S#002"},
+            ":to": {"S": "S#009"},
+            ":yes": {"BOOL": True},
+        },
+    ) == [["S#003", "S#005", "S#007", "S#009"]]
+    assert _all_pages(
+        dynamodb,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": "none"}},
+    ) == [[]]
 
 
 def test_a_server_that_does_not_go_when_terminated_is_killed() -> None:

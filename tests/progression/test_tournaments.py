@@ -13,6 +13,7 @@ from tournament_kit import StackFactory, bot_tournament
 from core.bracket import BracketPlan, TableRef
 from core.bracket.completion import BRANCHING
 from local.bots import BotTournament, Strategy, any_legal_action, stop_when_allowed
+from local.stack import LocalStack
 from local.write_counter import WriteCounter
 
 PLAYERS = 300
@@ -97,6 +98,18 @@ def test_a_tournament_runs_from_registration_to_champion(
     assert kinds["arrivals"][1] <= 6
     # registered, seated in round 1, moved on each later round, exited
     assert kinds["player"][1] <= 1 + 1 + (plan.rounds - 1) + 1
+    assert not items_without_expiry(stack), "every item goes with the tournament (TTL)"
+
+
+def items_without_expiry(stack: LocalStack) -> Counter[str]:
+    """How many items of each kind lack `expires_at`, the table's TTL attribute."""
+    lacking: Counter[str] = Counter()
+    pages = stack.dynamodb.get_paginator("scan").paginate(TableName=stack.settings.table_name)
+    for page in pages:
+        for item in page["Items"]:
+            if "expires_at" not in item:
+                lacking[item.get("kind", {}).get("S", item["sk"]["S"])] += 1
+    return lacking
 
 
 def assert_absent_players_were_timed_out(run: BotTournament) -> None:

@@ -71,6 +71,14 @@ def log_records(
     return [entry_record(entry, viewer, revealed) for entry in entries]
 
 
+def records_after(
+    entries: Sequence[LogEntry], after: int, viewer: PlayerId | None, revealed: bool
+) -> list[dict[str, object]]:
+    """The entries past version `after` as `viewer` may see them: a table's event feed,
+    and what a push after a change carries."""
+    return [entry_record(entry, viewer, revealed) for entry in entries if entry.version > after]
+
+
 def verify(records: Sequence[Mapping[str, Any]]) -> Outcome:
     """Replay a revealed log from its records alone; return the outcome it proves.
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from core.actions import Action, Announce, BlindReroll, Doubt, Stop, Throw, Timeout
-from core.audit import AuditMismatch, LogEntry, event_record, log_records, verify
+from core.audit import AuditMismatch, LogEntry, event_record, log_records, records_after, verify
 from core.dice import throw_value
 from core.errors import (
     IllegalAction,
@@ -377,6 +377,19 @@ def test_audit_log_reveals_every_throw_once_over_and_verifies() -> None:
     records = json.loads(json.dumps(log_records(entries, None, revealed=True)))
     assert records[1]["dice"] == [3, 1]
     assert verify(records).ranking == ("bob", "ann")
+
+
+def test_the_feed_after_a_version_shows_a_doubt_with_what_was_under_the_cup() -> None:
+    entries = _scripted_log()
+    for viewer, own_dice in (("ann", [3, 1]), ("bob", None), (None, None)):
+        feed = records_after(entries, 1, viewer, revealed=False)
+        assert [record["version"] for record in feed] == [2, 3]
+        assert all("dice" not in record for record in feed)
+        doubt = next(e for e in feed[1]["events"] if e["type"] == "Doubted")
+        assert doubt["revealed"] == 31 and doubt["announcement"] == 43
+        thrown = records_after(entries, 0, viewer, revealed=False)[0]["events"][0]
+        assert thrown["dice"] == own_dice
+    assert records_after(entries, 3, "ann", revealed=True) == []
 
 
 def test_audit_log_that_was_tampered_with_fails_verification() -> None:

@@ -32,24 +32,27 @@ class Wired(Generic[T]):
     def __init__(self, build: Callable[[Settings], T]) -> None:
         self._build = build
         self._instance: T | None = None
+        self._built = False  # `T` may itself allow None ("nothing to do here")
         self._replaced = False
         _EVERY.append(self)
 
     def __call__(self) -> T:
-        if self._instance is None:
+        if not self._built:
             self._instance = self._build(Settings.from_env())
-        return self._instance
+            self._built = True
+        return self._instance  # type: ignore[return-value]  # built: a T
 
     def use(self, replacement: T | None) -> None:
         """Run on `replacement`; None goes back to building from the environment."""
         self._instance = replacement
-        self._replaced = replacement is not None
+        self._replaced = self._built = replacement is not None
 
     def renew(self) -> None:
         """Drop the instance built from the environment (one put in place with `use`
         stays): the next call builds a new one."""
         if not self._replaced:
             self._instance = None
+            self._built = False
 
 
 services: Wired[Services] = Wired(build_services)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # each function imports only what it runs: shorter cold start
     from infra.jobs import JobRunner
     from infra.progression import ProgressionService
     from infra.publisher import EventPublisher
+    from infra.push import Pusher
+    from infra.sockets import SocketService
     from infra.sweeper import DeadlineSweeper
     from infra.timers import TurnTimers
 
@@ -33,7 +35,7 @@ class Services:
     turns: TurnService
 
 
-def aws_client(service: str) -> Any:
+def aws_client(service: str, endpoint_url: str | None = None) -> Any:
     """A client with short timeouts: a turn should fail fast, not hang.
 
     Made with botocore directly: boto3 adds only its resource layer, which nothing here
@@ -50,7 +52,7 @@ def aws_client(service: str) -> Any:
     )
     session = get_session()
     session.register_component("data_loader", _service_models())
-    return session.create_client(service, config=config)
+    return session.create_client(service, config=config, endpoint_url=endpoint_url)
 
 
 @functools.cache
@@ -105,6 +107,37 @@ def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher
     return EventPublisher(
         client if client is not None else aws_client("events"), settings.event_bus
     )
+
+
+def build_pusher(
+    settings: Settings, *, client: Any = None, management: Any = None
+) -> Pusher | None:
+    """The WebSocket pusher over `client` (DynamoDB) and `management` (API Gateway's
+    management API at the settings' endpoint); None where no endpoint is set."""
+    from infra.connections import ConnectionStore  # noqa: PLC0415
+    from infra.push import Pusher  # noqa: PLC0415
+
+    if management is None:
+        if not settings.socket_endpoint:
+            return None
+        management = aws_client("apigatewaymanagementapi", settings.socket_endpoint)
+    store = ConnectionStore(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
+    )
+    return Pusher(store, management)
+
+
+def build_sockets(
+    settings: Settings, *, client: Any = None, clock: Clock = time.time
+) -> SocketService:
+    """The WebSocket API's connections over `client` (DynamoDB)."""
+    from infra.connections import ConnectionStore  # noqa: PLC0415
+    from infra.sockets import SocketService  # noqa: PLC0415
+
+    store = ConnectionStore(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
+    )
+    return SocketService(store, clock)
 
 
 def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:

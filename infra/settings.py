@@ -21,6 +21,9 @@ class Settings:
     timeout_function_arn: str = ""
     scheduler_role_arn: str = ""
     timeout_dead_letter_arn: str = ""
+    # the WebSocket API's management endpoint (https://{api}.execute-api.{region}.
+    # amazonaws.com/{stage}); empty: nobody is pushed to
+    socket_endpoint: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -33,6 +36,7 @@ class Settings:
             timeout_function_arn=env.get("KNOBELCUP_TIMEOUT_FUNCTION_ARN", ""),
             scheduler_role_arn=env.get("KNOBELCUP_SCHEDULER_ROLE_ARN", ""),
             timeout_dead_letter_arn=env.get("KNOBELCUP_TIMEOUT_DLQ_ARN", ""),
+            socket_endpoint=env.get("KNOBELCUP_SOCKET_ENDPOINT", ""),
         )
 
     @property

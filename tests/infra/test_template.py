@@ -7,6 +7,7 @@ checked by matching sample records against them as Lambda and EventBridge would.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from infra.connections import Connection, table_watchers, tournament_watchers
 from infra.deadlines import INDEX, SHARDS
 from infra.sweeper import MARGIN_SECONDS
 from local.event_filters import matches
@@ -26,14 +28,7 @@ TABLE_STREAM = {"Fn::GetAtt": ["KnobelcupTable", "StreamArn"]}
 DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
 
 PUBLISHER_FILTERS = [
-    {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"kind": {"S": ["table"]}}}},
-    {
-        "eventName": ["MODIFY"],
-        "dynamodb": {
-            "NewImage": {"kind": {"S": ["table"]}, "status": {"S": ["over"]}},
-            "OldImage": {"status": {"S": ["playing"]}},
-        },
-    },
+    {"dynamodb": {"NewImage": {"kind": {"S": ["table"]}}}},  # events, and pushes every turn
     {
         "dynamodb": {
             "NewImage": {"kind": {"S": ["player"]}, "eliminated": {"BOOL": [True]}},
@@ -125,10 +120,9 @@ PUBLISHED = {
     "a round's root node is written": _record("MODIFY", _kind("round_node", root={"BOOL": True})),
     "the tournament finishes": _record("MODIFY", FINISHED, RUNNING),
     "a job step is done": _record("MODIFY", STARTING, STARTING),
+    "a turn is played (pushed, no event)": _record("MODIFY", PLAYING, PLAYING),
 }
 NOT_PUBLISHED = {
-    "a turn is played": _record("MODIFY", PLAYING, PLAYING),
-    "a finished table is written again": _record("MODIFY", OVER, OVER),
     "a player registers": _record("INSERT", PLAYER),
     "an eliminated player is written again": _record("MODIFY", OUT, OUT),
     "the champion's exit is recorded": _record("MODIFY", CHAMPION, PLAYER),
@@ -380,10 +374,16 @@ def _actions(statement: dict[str, Any]) -> list[str]:
     return [actions] if isinstance(actions, str) else list(actions)
 
 
+# The only items any function may delete: a WebSocket connection's own
+# (infra/connections.py), never a tournament's, a player's or a table's.
+CONNECTION_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CONN#*", "T#*#WATCH"]}}
+
+
 def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]) -> None:
     statements = list(_statements(template))
     assert {name for name, _ in statements} >= {
         "ApiFunction",
+        "SocketFunction",
         "PublisherFunction",
         "TimerFunction",
         "ProgressionFunction",
@@ -391,12 +391,124 @@ def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]
         "SweeperFunction",
         "SchedulerRole",
     }
+    deleters = set()
     for name, statement in statements:
         assert statement["Effect"] == "Allow"
         for action in _actions(statement):
             assert "*" not in action, (name, action)
-            assert action not in ("dynamodb:Scan", "dynamodb:DeleteItem"), (name, action)
+            assert action != "dynamodb:Scan", (name, action)
+            if action == "dynamodb:DeleteItem":
+                assert _actions(statement) == [action], name
+                assert statement["Condition"] == CONNECTION_KEYS, name
+                deleters.add(name)
         assert statement["Resource"] != "*", name
+    assert deleters == {"SocketFunction", "PublisherFunction"}
+
+
+def test_the_connection_keys_match_what_may_be_deleted_and_nothing_else() -> None:
+    def deletable(key: str) -> bool:  # IAM's StringLike: `*` is any run of characters
+        patterns = CONNECTION_KEYS["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+        return any(fnmatch.fnmatchcase(key, pattern) for pattern in patterns)
+
+    connection = Connection("AbCd=", "t-abc", player="p-x")
+    assert deletable("CONN#AbCd=")
+    assert deletable(tournament_watchers("t-abc"))
+    for kept in (
+        "T#t-abc",  # the tournament and its players
+        "T#t-abc#TABLE#R1-1",
+        "T#t-abc#REG#07",
+        connection.socket_set,  # sets lose members, never the item
+        table_watchers("t-abc", "R1-1"),
+    ):
+        assert not deletable(kept), kept
+
+
+# --- the WebSocket API -------------------------------------------------------------------
+
+
+def test_the_websocket_api_routes_its_three_routes_to_the_socket_function(
+    template: dict[str, Any],
+) -> None:
+    api = _properties(template, "SocketApi")
+    assert api["ProtocolType"] == "WEBSOCKET"
+    integration = _properties(template, "SocketIntegration")
+    assert integration["ApiId"] == {"Ref": "SocketApi"}
+    assert integration["IntegrationType"] == "AWS_PROXY"
+    assert "${SocketFunction.Arn}" in integration["IntegrationUri"]["Fn::Sub"]
+    routes = {
+        _properties(template, name)["RouteKey"]: _properties(template, name)
+        for name in _resources(template, "AWS::ApiGatewayV2::Route")
+    }
+    assert set(routes) == {"$connect", "$disconnect", "$default"}
+    for route in routes.values():
+        assert route["ApiId"] == {"Ref": "SocketApi"}
+        assert route["Target"] == {"Fn::Sub": "integrations/${SocketIntegration}"}
+    # a pong goes back to the client
+    assert routes["$default"]["RouteResponseSelectionExpression"] == "$default"
+    [response] = [
+        resource["Properties"]
+        for resource in _resources(template, "AWS::ApiGatewayV2::RouteResponse").values()
+    ]
+    assert response["RouteId"] == {"Ref": "SocketDefaultRoute"}
+    assert _properties(template, "SocketFunction")["Handler"] == (
+        "functions.socket.app.lambda_handler"
+    )
+
+
+def test_only_the_websocket_api_may_invoke_the_socket_function(template: dict[str, Any]) -> None:
+    [permission] = _resources(template, "AWS::Lambda::Permission").values()
+    properties = permission["Properties"]
+    assert properties["FunctionName"] == {"Ref": "SocketFunction"}
+    assert properties["Principal"] == "apigateway.amazonaws.com"
+    assert properties["SourceArn"]["Fn::Sub"].endswith(":${SocketApi}/*")
+
+
+def test_the_socket_stage_is_ws_throttled_and_logged(template: dict[str, Any]) -> None:
+    stage = _properties(template, "SocketStage")
+    assert stage["StageName"] == "ws"  # the local front serves the socket at /ws too
+    assert stage["AutoDeploy"] is True
+    assert stage["DefaultRouteSettings"] == {
+        "ThrottlingRateLimit": {"Ref": "ApiThrottlingRateLimit"},
+        "ThrottlingBurstLimit": {"Ref": "ApiThrottlingBurstLimit"},
+    }
+    group = stage["AccessLogSettings"]["DestinationArn"]["Fn::GetAtt"][0]
+    assert _properties(template, group)["RetentionInDays"] == {"Ref": "LogRetentionInDays"}
+    assert template["Outputs"]["SocketUrl"]["Value"]["Fn::Sub"].startswith("wss://${SocketApi}.")
+
+
+def test_the_publisher_pushes_to_the_stage_it_may_post_to_and_without_delay(
+    template: dict[str, Any],
+) -> None:
+    publisher = _properties(template, "PublisherFunction")
+    endpoint = publisher["Environment"]["Variables"]["KNOBELCUP_SOCKET_ENDPOINT"]["Fn::Sub"]
+    assert endpoint.startswith("https://${SocketApi}.") and endpoint.endswith("/${SocketStage}")
+    by_sid = {s["Sid"]: s for name, s in _statements(template) if name == "PublisherFunction"}
+    post = by_sid["PostToConnections"]
+    assert _actions(post) == ["execute-api:ManageConnections"]
+    assert post["Resource"]["Fn::Sub"].endswith(":${SocketApi}/${SocketStage}/POST/@connections/*")
+    assert sorted(_actions(by_sid["ConnectionReads"])) == [
+        "dynamodb:BatchGetItem",
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",  # a gone connection leaves its sets
+    ]
+    # a player waits for this push: no batching window before the publisher runs
+    assert _stream_sources(template)["PublisherFunction"]["MaximumBatchingWindowInSeconds"] == 0
+
+
+def test_the_socket_function_reads_and_writes_items_only(template: dict[str, Any]) -> None:
+    by_sid = {s["Sid"]: s for name, s in _statements(template) if name == "SocketFunction"}
+    assert set(by_sid) == {"KnobelcupTableItems", "ConnectionDeletes"}
+    assert sorted(_actions(by_sid["KnobelcupTableItems"])) == [
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+    ]
+
+
+def test_the_websocket_api_has_an_execution_error_alarm(template: dict[str, Any]) -> None:
+    alarm = _alarm_on(template, "AWS/ApiGateway", "ExecutionError", "ApiId", {"Ref": "SocketApi"})
+    assert alarm["Statistic"] == "Sum"
 
 
 def test_the_timer_may_pass_the_scheduler_role_and_touch_only_its_group(

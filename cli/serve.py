@@ -121,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"\nKnobelcup is serving:\n"
                 f"  API            {service.url}\n"
+                f"  WebSocket      {service.socket_url}  (pushes: docs/api.md)\n"
                 f"  Swagger UI     {service.docs_url}\n"
                 f"  Bracket pages  {service.bracket_url()}"
                 f"  (a tournament's: {service.url}/tournaments/<id>/bracket)\n"

@@ -1,6 +1,7 @@
-"""Concurrent execution environments for the API function, as Lambda scales it out.
+"""Concurrent execution environments for the API function (and the WebSocket API's
+socket function), as Lambda scales them out.
 
-Each worker is a process of its own with the handler imported and its services wired
+Each worker is a process of its own with the handlers imported and their services wired
 to the same table, so requests are handled side by side (one at a time per worker, as
 in Lambda) while moto's server works on another core. A worker that dies fails only
 the request it was serving and is replaced, as Lambda replaces a crashed environment;
@@ -31,6 +32,7 @@ from infra.dice import DiceSource, PlaceSeededDice, SecretDice
 from infra.settings import Settings
 from local.lambda_events import LocalContext
 
+API, SOCKET = "api", "socket"  # the functions a worker runs
 STOP_SECONDS = 5.0  # how long a worker may take to finish its request when stopped
 KILL_SECONDS = 2.0  # how long a terminated worker may take to go before it is killed
 
@@ -48,30 +50,34 @@ def dice_for(seed: str | None) -> DiceSource:
 def _serve(
     requests: Connection, ready: Event, settings: Settings, dice_seed: str | None, quiet: bool
 ) -> None:
-    """A worker's life: import the handler once, say it is `ready`, then answer events
-    until told to stop (None) or the service is gone."""
+    """A worker's life: import the handlers once, say it is `ready`, then answer
+    (function, event) pairs until told to stop (None) or the service is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the service to act on
     if quiet:  # Powertools prints metrics to stdout even when they are disabled
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the process's lifetime)
     # Imported in the worker, once the environment is set: the handler reads it at import.
     from functions.api.app import lambda_handler  # noqa: PLC0415
     from functions.api.routes.reconcile import reconciler  # noqa: PLC0415
+    from functions.socket import app as socket_app  # noqa: PLC0415
     from functions.wiring import use_services  # noqa: PLC0415
-    from infra.bootstrap import aws_client, build_services  # noqa: PLC0415
+    from infra.bootstrap import aws_client, build_services, build_sockets  # noqa: PLC0415
     from infra.reconcile import build_reconciler  # noqa: PLC0415
 
     use_services(build_services(settings, client=aws_client("dynamodb"), dice=dice_for(dice_seed)))
     reconciler.use(build_reconciler(settings, client=aws_client("dynamodb")))
+    socket_app.sockets.use(build_sockets(settings, client=aws_client("dynamodb")))
+    handlers = {API: lambda_handler, SOCKET: socket_app.lambda_handler}
     ready.set()
     while True:
         try:
-            event = requests.recv()
+            request = requests.recv()
         except (EOFError, OSError):  # the service is gone
             return
-        if event is None:
+        if request is None:
             return
+        function, event = request
         try:
-            answer: tuple[bool, Any] = (True, lambda_handler(event, LocalContext("api")))
+            answer: tuple[bool, Any] = (True, handlers[function](event, LocalContext(function)))
         except EndpointConnectionError as error:  # moto's server is gone: the service says so
             answer = (False, str(error))
         except Exception as error:  # the function failed: API Gateway answers 500
@@ -115,26 +121,31 @@ class ApiWorkers:
             self._all.append(worker)
         return worker
 
-    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
-        """The handler's answer to `event`; `WorkerDied` if its worker died meanwhile
-        (a new one takes its place)."""
+    def invoke(self, event: dict[str, Any], function: str = API) -> dict[str, Any]:
+        """`function`'s answer to `event` (API: the HTTP API's, SOCKET: the WebSocket
+        API's); `WorkerDied` if its worker died meanwhile (a new one takes its place)."""
         if self._closed:
             raise WorkerDied("the service is stopping")
         worker = self._idle.get()
         while not worker.process.is_alive():  # died while idle: nothing of ours is lost
             worker = self._replace(worker)
         try:
-            worker.requests.send(event)
+            worker.requests.send((function, event))
             ok, answer = worker.requests.recv()
         except (EOFError, OSError) as error:
             pid = worker.process.pid
             self._idle.put(self._replace(worker))
-            raise WorkerDied(f"API worker {pid} died serving {event['rawPath']}") from error
+            what = event.get("rawPath") or event["requestContext"].get("routeKey")
+            raise WorkerDied(f"API worker {pid} died serving {what}") from error
         self._idle.put(worker)
         if not ok:
-            raise RuntimeError(f"the API function failed: {answer}")
+            raise RuntimeError(f"the {function} function failed: {answer}")
         result: dict[str, Any] = answer
         return result
+
+    def invoke_socket(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The socket function's answer to a WebSocket API event."""
+        return self.invoke(event, SOCKET)
 
     def revive(self) -> int:
         """Replace the idle workers that died (not waiting for a request to find them);

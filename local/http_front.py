@@ -1,45 +1,62 @@
-"""API Gateway's part off AWS: a real HTTP server that hands each request to the API's
-Lambda handler as an HTTP API (payload v2.0) event and sends back what it answers.
+"""API Gateway's part off AWS: one server for the HTTP API and the WebSocket API.
 
-`sam local start-api` does the same but needs a container runtime; this needs none.
-The HTTP itself is waitress's (a pure-Python WSGI server, a development dependency
-only): a listen backlog of 1,024, keep-alive, a request read in full before a thread
-takes it, connections idle or stalled mid-request closed after `read_timeout`, a 400
-for a malformed request (a Content-Length that is no number) and a 413 past API
-Gateway's 10 MB, each closing the connection so no unread body is taken for a request.
-`invoke` decides where the function runs (see `local.api_workers`).
+- HTTP: each request becomes an HTTP API (payload v2.0) event for the API's handler, and
+  its answer goes back.
+- WebSocket, at `/ws` (the WebSocket API's stage is named `ws`, so its URL ends the
+  same on AWS): the handshake becomes a `$connect` event for the socket function, which
+  may refuse it with its status code; each text frame a `$default` event, whose answer's
+  body goes back as a frame; the socket closing a `$disconnect` event.
+- API Gateway's management API, at `/ws/@connections/{id}`: POST sends a frame to that
+  socket, DELETE closes it, GET describes it, and an unknown id is 410 `GoneException`.
+  So the publisher's boto3 client, pointed at `socket_url`, pushes through the same code
+  as on AWS. Only signed (SigV4) requests are served, as API Gateway serves only them.
+
+`sam local start-api` needs a container runtime and has no WebSocket API; this needs
+neither. The HTTP is aiohttp's (a development dependency only): a listen backlog of
+1,024, keep-alive, a request's body read before a thread takes it, connections idle or
+stalled mid-request closed after `read_timeout`, a 400 for a malformed request and a 413
+past API Gateway's 10 MB, both closing the connection so no unread body is taken for a
+request. `invoke` and `sockets` decide where the functions run (see `local.api_workers`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import json
 import logging
+import secrets
+import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
-from waitress import wasyncore
-from waitress.server import create_server
+from aiohttp import WSMsgType, web
+from multidict import CIMultiDict
 
-from local.lambda_events import http_api_event
-
-if TYPE_CHECKING:
-    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+from local.lambda_events import http_api_event, websocket_event
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]  # an event → the function's answer
 MAX_BODY = 10 * 1024 * 1024  # API Gateway's payload limit
+MAX_FRAME = 128 * 1024  # a WebSocket message, either way
 BACKLOG = 1024  # connections the kernel holds until they are accepted
 READ_TIMEOUT = 30  # seconds a connection may idle, or stall mid-request
-# Threads taking whole requests off the connections; each waits for a free API worker,
-# so more of them only move the queue from waitress's to the workers'.
+# Threads calling the functions; each waits for a free worker, so more of them only
+# move the queue from here to the workers'.
 THREADS = 8
 STOP_SECONDS = 5.0  # how long requests in flight may take to finish when it stops
+SOCKET_PATH = "/ws"
+MANAGEMENT_PREFIX = SOCKET_PATH + "/@connections/"
 JSON = "application/json"
-# the connection's own headers: WSGI leaves them to the server
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+# the connection's own headers: the server sets them
 HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -55,149 +72,318 @@ HOP_BY_HOP = frozenset(
     }
 )
 log = logging.getLogger(__name__)
+# what aiohttp says of clients that send no HTTP (answered 400) or go away early: theirs
+_clients = logging.getLogger(__name__ + ".clients")
+
+
+@dataclass
+class _Socket:
+    """A connected WebSocket, as the management API describes it."""
+
+    response: web.WebSocketResponse
+    connected_at: float
+    source_ip: str
+    user_agent: str
+    last_active: float = field(default_factory=time.time)
 
 
 class HttpFront:
-    """Serves the function `invoke` runs on `address` ((host, port); port 0: any free),
-    from `serve_forever` (on a thread of its own) until `shutdown`."""
+    """Serves the functions `invoke` (HTTP) and `sockets` (WebSocket, if given) run, on
+    `address` ((host, port); port 0: any free), from `serve_forever` (on a thread of its
+    own) until `shutdown`. `changed` is called after each HTTP request that may have
+    written (any method but GET, HEAD and OPTIONS), as soon as it is answered."""
 
     def __init__(
         self,
         address: tuple[str, int],
         invoke: Invoke,
         *,
+        sockets: Invoke | None = None,
+        changed: Callable[[], None] | None = None,
         access_log: bool = False,
         read_timeout: int = READ_TIMEOUT,
         threads: int = THREADS,
     ) -> None:
         self.invoke = invoke
+        self.sockets = sockets
+        self.changed = changed
         self.access_log = access_log
-        host, port = address
-        self._server: Any = create_server(
-            self._app,
-            host=host,
-            port=port,
-            threads=threads,
-            backlog=BACKLOG,
-            channel_timeout=read_timeout,
-            cleanup_interval=max(1, min(30, read_timeout // 2)),  # how often it looks
-            max_request_body_size=MAX_BODY,
-            clear_untrusted_proxy_headers=True,
-            ident="knobelcup-local",
-        )
-        if not access_log:  # "Task queue depth": requests waiting for a worker, as they may
-            logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+        self._read_timeout = read_timeout
+        self._listener = socket.create_server(address, backlog=BACKLOG)
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="http-front")
+        self._connected: dict[str, _Socket] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._stop_asked = False
         self._stopped = threading.Event()
+        _clients.setLevel(logging.INFO if access_log else logging.CRITICAL)
 
     @property
     def url(self) -> str:
         """The base URL, e.g. http://127.0.0.1:3000."""
-        return f"http://{self._server.effective_host}:{self._server.effective_port}"
+        host, port = self._listener.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def socket_url(self) -> str:
+        """The WebSocket API's URL (ws://…/ws), also the management API's endpoint when
+        written with http:// (`management_url`)."""
+        return "ws" + self.url.removeprefix("http") + SOCKET_PATH
+
+    @property
+    def management_url(self) -> str:
+        """Where API Gateway's management API is served: `post_to_connection`'s endpoint."""
+        return self.url + SOCKET_PATH
 
     def serve_forever(self) -> None:
         """Serve until `shutdown`."""
         try:
-            self._server.run()
+            asyncio.run(self._serve())
         finally:
             self._stopped.set()
 
     def shutdown(self) -> None:
-        """Take no more connections, let the requests in flight finish (for up to
-        `STOP_SECONDS`), close every connection and stop."""
-        self._in_loop(lambda: wasyncore.dispatcher.close(self._server))  # the listening socket
-        self._server.task_dispatcher.shutdown(cancel_pending=True, timeout=STOP_SECONDS)
-        self._in_loop(self._close_all)
-        self._stopped.wait(STOP_SECONDS)
+        """Take no more connections, tell every WebSocket the server goes away, let the
+        requests in flight finish (for up to `STOP_SECONDS`), close every connection and
+        stop."""
+        self._stop_asked = True
+        loop, stopping = self._loop, self._stopping
+        if loop is not None and stopping is not None and not self._stopped.is_set():
+            loop.call_soon_threadsafe(stopping.set)
+            self._stopped.wait(4 * STOP_SECONDS)
 
     def server_close(self) -> None:
         """Close what `shutdown` left open (nothing once it returned)."""
-        if not self._stopped.is_set():
-            self._close_all()
+        self._listener.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def _in_loop(self, action: Callable[[], object]) -> None:
-        """Run `action` on the server's own thread (its connections are not shared)."""
-        done = threading.Event()
+    async def _serve(self) -> None:
+        stopping = asyncio.Event()
+        self._stopping, self._loop = stopping, asyncio.get_running_loop()
+        app = web.Application(client_max_size=MAX_BODY)
+        app.router.add_route("*", "/{path:.*}", self._handle)
+        runner = web.AppRunner(
+            app,
+            handle_signals=False,
+            shutdown_timeout=STOP_SECONDS,
+            access_log=None,
+            logger=_clients,
+            keepalive_timeout=self._read_timeout,  # idle, or before a request is whole
+            lingering_time=0,  # an unread body is dropped with its connection
+        )
+        await runner.setup()
+        site = web.SockSite(runner, self._listener, backlog=BACKLOG)
+        await site.start()
+        if self._stop_asked:
+            stopping.set()
+        await stopping.wait()
+        await site.stop()
+        await asyncio.gather(
+            *(s.response.close(code=1001, message=b"going away") for s in self._connected.values()),
+            return_exceptions=True,
+        )
+        await runner.cleanup()
 
-        def run() -> None:
-            try:
-                action()
-            finally:
-                done.set()
+    async def _call(self, function: Invoke, event: dict[str, Any]) -> dict[str, Any]:
+        """`function`'s answer to `event`, from a thread of the pool (it blocks)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, function, event)
 
-        if self._stopped.is_set():
-            run()
-            return
-        self._server.trigger.pull_trigger(run)
-        done.wait(STOP_SECONDS)
-
-    def _close_all(self) -> None:
-        for dispatcher in list(self._server._map.values()):
-            dispatcher.close()  # the server's loop ends once none is left
-
-    def _app(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         started = time.monotonic()
-        method = environ["REQUEST_METHOD"]
-        event = _event(environ)
+        path = urlsplit(request.raw_path).path or "/"
+        if path.startswith(MANAGEMENT_PREFIX) and self.sockets is not None:
+            response = await self._manage(request, unquote(path[len(MANAGEMENT_PREFIX) :]))
+        elif path == SOCKET_PATH and self.sockets is not None:
+            response = await self._socket(request)
+        else:
+            response = await self._http(request)
+        if self.access_log:
+            print(
+                f'{request.remote or "-"} "{request.method} {request.raw_path}" '
+                f"{response.status} {response.body_length} {time.monotonic() - started:.3f}s",
+                file=sys.stderr,
+            )
+        return response
+
+    # --- the HTTP API ------------------------------------------------------------------
+
+    async def _http(self, request: web.Request) -> web.StreamResponse:
+        body = await self._body(request)
+        if isinstance(body, web.StreamResponse):
+            return body
+        event = _event(request, body)
         try:
-            result = self.invoke(event)
+            result = await self._call(self.invoke, event)
         except Exception as error:  # API Gateway answers 500; the worker showed the traceback
-            log.error("%s %s failed: %s", method, event["rawPath"], error)
+            log.error("%s %s failed: %s", request.method, event["rawPath"], error)
             result = {
                 "statusCode": 500,
                 "headers": {"content-type": JSON},
                 "body": '{"message":"Internal Server Error"}',
             }
-        status, headers, payload = _answer(result)
-        start_response(status, headers)
-        if self.access_log:
-            print(
-                f'{environ.get("REMOTE_ADDR", "-")} "{method} {environ.get("REQUEST_URI", "")}" '
-                f"{status.split()[0]} {len(payload)} {time.monotonic() - started:.3f}s",
-                file=sys.stderr,
+        if self.changed is not None and request.method not in READS:
+            self.changed()
+        return _answer(result)
+
+    async def _body(self, request: web.Request) -> bytes | web.StreamResponse:
+        """The whole body; or the answer for a request whose body is too large (413) or
+        stalls past the read timeout (none: the connection is just closed)."""
+        if (request.content_length or 0) > MAX_BODY:
+            return _closing(web.Response(status=413, text="Request Entity Too Large"))
+        try:
+            async with asyncio.timeout(self._read_timeout):
+                return await request.read()
+        except web.HTTPRequestEntityTooLarge:  # a chunked body past the limit
+            return _closing(web.Response(status=413, text="Request Entity Too Large"))
+        except TimeoutError:
+            request.protocol.force_close()
+            return web.Response(status=408)  # never sent: the connection is closed
+
+    # --- the WebSocket API -------------------------------------------------------------
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        assert self.sockets is not None
+        websocket = web.WebSocketResponse(max_msg_size=MAX_FRAME, autoping=True)
+        if not websocket.can_prepare(request).ok:
+            return _json(426, {"message": "connect with a WebSocket client (Upgrade: websocket)"})
+        connection = base64.urlsafe_b64encode(secrets.token_bytes(11)).decode()
+        connected_at = time.time()
+        headers, source_ip = dict(request.headers), request.remote or "127.0.0.1"
+
+        def event(route: str, **what: Any) -> dict[str, Any]:
+            return websocket_event(
+                route,
+                connection_id=connection,
+                connected_at=connected_at,
+                headers=headers,
+                source_ip=source_ip,
+                **what,
             )
-        return [] if method == "HEAD" else [payload]
+
+        try:
+            answer = await self._call(self.sockets, event("$connect", query=request.query_string))
+        except Exception as error:
+            log.error("$connect failed: %s", error)
+            return _json(500, {"message": "Internal Server Error"})
+        if not 200 <= int(answer.get("statusCode", 200)) < 300:
+            return _answer(answer)
+        await websocket.prepare(request)
+        self._connected[connection] = _Socket(
+            websocket, connected_at, source_ip, headers.get("User-Agent", "")
+        )
+        status, reason = 1000, "Client closed the connection"
+        try:
+            async for message in websocket:
+                self._connected[connection].last_active = time.time()
+                if message.type is WSMsgType.BINARY:  # API Gateway takes text frames only
+                    status, reason = 1003, "Binary frames are not supported"
+                    await websocket.close(code=1003, message=b"text frames only")
+                    break
+                if message.type is not WSMsgType.TEXT:
+                    continue
+                answered = await self._call(self.sockets, event("$default", body=message.data))
+                if answered.get("body"):
+                    await websocket.send_str(answered["body"])
+        except Exception as error:  # the function failed: API Gateway drops the message
+            log.error("$default failed: %s", error)
+        finally:
+            self._connected.pop(connection, None)
+            try:
+                await self._call(self.sockets, event("$disconnect", disconnect=(status, reason)))
+            except Exception as error:  # the items expire; pushes to it find it gone
+                log.warning("$disconnect of %s failed: %s", connection, error)
+        return websocket
+
+    async def _manage(self, request: web.Request, connection: str) -> web.StreamResponse:
+        """API Gateway's management API for one connection."""
+        if not request.headers.get("Authorization", "").startswith("AWS4-HMAC-SHA256 "):
+            return _error(403, "ForbiddenException", "Missing Authentication Token")
+        found = self._connected.get(connection)
+        if found is None or found.response.closed:
+            return _error(410, "GoneException", None)
+        if request.method == "POST":
+            data = await request.read()
+            if len(data) > MAX_FRAME:
+                return _error(413, "PayloadTooLargeException", "Message too long")
+            try:
+                await found.response.send_str(data.decode())
+            except UnicodeDecodeError:
+                await found.response.send_bytes(data)
+            except ConnectionError:
+                return _error(410, "GoneException", None)
+            return web.Response(status=200)
+        if request.method == "DELETE":
+            await found.response.close(code=1000, message=b"closed by the service")
+            return web.Response(status=204)
+        if request.method == "GET":
+            return _json(
+                200,
+                {
+                    "connectedAt": _iso(found.connected_at),
+                    "identity": {"sourceIp": found.source_ip, "userAgent": found.user_agent},
+                    "lastActiveAt": _iso(found.last_active),
+                },
+            )
+        return _error(405, "MethodNotAllowedException", f"{request.method} is not served")
 
 
-def _event(environ: WSGIEnvironment) -> dict[str, Any]:
-    """The payload-v2 event for the request `environ` describes (its body read whole)."""
+def _event(request: web.Request, raw: bytes) -> dict[str, Any]:
+    """The payload-v2 event for `request`, its body read whole."""
     headers: dict[str, str] = {}
-    for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            headers[key[5:].replace("_", "-").lower()] = value
-        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH") and value:
-            headers[key.replace("_", "-").lower()] = value
-    raw = environ["wsgi.input"].read()
+    for name, value in request.headers.items():
+        key = name.lower()
+        headers[key] = f"{headers[key]},{value}" if key in headers else value
     body: str | bytes | None = None
     if raw:
         try:
             body = raw.decode()
         except UnicodeDecodeError:  # sent base64-encoded, as API Gateway sends binary
             body = raw
-    target = urlsplit(environ.get("REQUEST_URI") or environ.get("PATH_INFO") or "/")
+    target = urlsplit(request.raw_path)
     return http_api_event(
-        environ["REQUEST_METHOD"],
+        request.method,
         target.path or "/",
         body=body,
         headers=headers,
-        query=environ.get("QUERY_STRING", ""),
-        source_ip=environ.get("REMOTE_ADDR", "127.0.0.1"),
+        query=target.query,
+        source_ip=request.remote or "127.0.0.1",
     )
 
 
-def _answer(result: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
-    """The function's answer as WSGI's status line, headers and body."""
+def _answer(result: dict[str, Any]) -> web.Response:
+    """A function's answer as the HTTP response."""
     text = result.get("body") or ""
     payload = base64.b64decode(text) if result.get("isBase64Encoded") else text.encode()
     code = int(result.get("statusCode", 200))
     try:
-        status = f"{code} {HTTPStatus(code).phrase}"
+        reason = HTTPStatus(code).phrase
     except ValueError:
-        status = f"{code} Unknown"
-    headers = [
-        (name.lower(), str(value))
-        for name, value in (result.get("headers") or {}).items()
-        if name.lower() not in HOP_BY_HOP
-    ]
-    headers += [("set-cookie", cookie) for cookie in result.get("cookies") or []]
-    headers.append(("content-length", str(len(payload))))
-    return status, headers, payload
+        reason = "Unknown"
+    headers: CIMultiDict[str] = CIMultiDict()
+    for name, value in (result.get("headers") or {}).items():
+        if name.lower() not in HOP_BY_HOP:
+            headers.add(name.lower(), str(value))
+    for cookie in result.get("cookies") or []:
+        headers.add("set-cookie", cookie)
+    return web.Response(status=code, reason=reason, body=payload, headers=headers)
+
+
+def _closing(response: web.Response) -> web.Response:
+    response.force_close()
+    return response
+
+
+def _json(status: int, body: object) -> web.Response:
+    return web.Response(status=status, text=json.dumps(body), content_type=JSON)
+
+
+def _error(status: int, kind: str, message: str | None) -> web.Response:
+    """An error as API Gateway's management API answers it (boto3 reads the type)."""
+    response = _json(status, {"message": message})
+    response.headers["x-amzn-ErrorType"] = kind
+    return response
+
+
+def _iso(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")

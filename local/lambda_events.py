@@ -1,7 +1,8 @@
-"""Calling Lambda handlers outside Lambda: API Gateway HTTP API events and a context.
+"""Calling Lambda handlers outside Lambda: API Gateway HTTP API and WebSocket API
+events, and a context.
 
-The tests and the local stack build the same payload (version 2.0) that API Gateway
-sends to the function, so the handler under test is the one that runs on AWS.
+The tests and the local stack build the same events (HTTP: payload version 2.0) that API
+Gateway sends to the function, so the handler under test is the one that runs on AWS.
 """
 
 from __future__ import annotations
@@ -72,6 +73,57 @@ def http_api_event(
         event["queryStringParameters"] = dict(parse_qsl(query, keep_blank_values=True))
     if text is not None:
         event["body"] = text
+    return event
+
+
+_EVENT_TYPES = {"$connect": "CONNECT", "$disconnect": "DISCONNECT", "$default": "MESSAGE"}
+
+
+def websocket_event(
+    route: str,
+    *,
+    connection_id: str,
+    connected_at: float,
+    headers: Mapping[str, str] | None = None,
+    query: str = "",
+    body: str | None = None,
+    source_ip: str = "127.0.0.1",
+    disconnect: tuple[int, str] = (1000, ""),
+) -> dict[str, Any]:
+    """The event API Gateway's WebSocket API sends for `route` (`$connect`,
+    `$disconnect` or `$default`) of connection `connection_id`: headers and the query
+    string at the connect, `body` with a message, the close code and reason at the end."""
+    now = time.time()
+    context: dict[str, Any] = {
+        "routeKey": route,
+        "eventType": _EVENT_TYPES[route],
+        "extendedRequestId": str(uuid.uuid4()),
+        "requestTime": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+        "messageDirection": "IN",
+        "stage": "ws",
+        "connectedAt": int(connected_at * 1000),
+        "requestTimeEpoch": int(now * 1000),
+        "identity": {"sourceIp": source_ip, "userAgent": dict(headers or {}).get("User-Agent", "")},
+        "requestId": str(uuid.uuid4()),
+        "domainName": "localhost",
+        "connectionId": connection_id,
+        "apiId": "local",
+    }
+    event: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
+    if route == "$default":
+        context["messageId"] = str(uuid.uuid4())
+        event["body"] = body
+        return event
+    event["headers"] = dict(headers or {})
+    event["multiValueHeaders"] = {name: [value] for name, value in (headers or {}).items()}
+    if route == "$disconnect":
+        context["disconnectStatusCode"], context["disconnectReason"] = disconnect
+    elif query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        event["queryStringParameters"] = dict(pairs)
+        event["multiValueQueryStringParameters"] = {
+            name: [v for n, v in pairs if n == name] for name, _ in pairs
+        }
     return event
 
 

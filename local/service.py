@@ -3,11 +3,14 @@
 - moto's server, in a process of its own, stands in for DynamoDB, EventBridge, SQS and
   Scheduler (one request at a time, so conditional writes are atomic: `moto_atomic`);
 - the template's table, bus, queues, rule and schedule group are provisioned on it;
-- `HttpFront` turns HTTP requests into API Gateway events for the API's handler;
+- `HttpFront` turns HTTP requests into API Gateway events for the API's handler, and
+  serves the WebSocket API (`/ws`) and its management API, which the publisher pushes
+  through;
 - `DeliveryRunner` plays Lambda's event source mappings and Scheduler: it hands stream
   records, queue messages and due schedules (on the real clock) to the same handlers,
   and runs the deadline sweeper every minute; it applies no deadline while no API
-  worker could take a player's turn.
+  worker could take a player's turn. The front wakes it as soon as a request may have
+  written, so a push follows the write it reports within milliseconds.
 
 Given a state directory, moto's server loads its state from there at the start and
 saves it there while serving and when it stops (`moto_state`); the runner's position
@@ -43,7 +46,8 @@ PREFIX = "knobelcup"
 NO_METRICS = "ignore:No application metrics to publish:UserWarning"
 # Lambda polls a stream shard four times a second, and so does the runner: each poll
 # costs moto three calls even when idle, and a longer batch lets the timers skip a table's
-# turns that came and went within it.
+# turns that came and went within it. A request that may have written wakes it earlier
+# (`DeliveryRunner.wake`): a player waits for the push of the move before theirs.
 POLL_SECONDS = 0.25
 # Deadlines are at least a second away; most are cancelled by the next action long
 # before they are due, and looking less often means not even reading those.
@@ -61,6 +65,7 @@ class LocalService:
     aws_endpoint: str
     stack: LocalStack
     moto: MotoServer
+    socket_url: str = ""  # the WebSocket API (ws://…/ws)
 
     def failure(self) -> str | None:
         """Why the service cannot go on (moto's server is gone), None while it can."""
@@ -108,13 +113,23 @@ class DeliveryRunner(threading.Thread):
         self._healthy = healthy
         self._checkpoint = checkpoint
         self._stopping = threading.Event()
+        self._woken = threading.Event()
+
+    def wake(self) -> None:
+        """Deliver now, not at the next poll: something was written."""
+        self._woken.set()
 
     def run(self) -> None:
         next_schedules = next_checkpoint = 0.0
         serving = False
-        while not self._stopping.wait(POLL_SECONDS):
+        while True:
+            self._woken.wait(POLL_SECONDS)
+            self._woken.clear()
+            if self._stopping.is_set():
+                break
             try:
-                self._delivery.poll()
+                if self._delivery.poll():  # what it delivered may have written more
+                    self._woken.set()
                 now = self._clock()
                 if now >= next_schedules:
                     was_serving, serving = serving, self._can_serve()
@@ -138,6 +153,7 @@ class DeliveryRunner(threading.Thread):
     def stop(self) -> None:
         """Finish the current delivery and stop."""
         self._stopping.set()
+        self._woken.set()
         self.join(timeout=30)
 
 
@@ -189,7 +205,7 @@ def _serving(
     import boto3  # noqa: PLC0415
 
     from local.checkpoint import Checkpoint  # noqa: PLC0415
-    from local.stack import start_local_stack, stop_local_stack  # noqa: PLC0415
+    from local.stack import push_to, start_local_stack, stop_local_stack  # noqa: PLC0415
 
     checkpoint = Checkpoint.open(boto3.client("dynamodb"), PREFIX)
     stack = start_local_stack(
@@ -201,23 +217,31 @@ def _serving(
     )
     checkpoint.restore_dead_letters(stack.delivery)
     workers = ApiWorkers(api_workers, stack.settings, dice_seed, quiet=not verbose)
-    try:
-        front = HttpFront(address, workers.invoke, access_log=verbose)
-    except BaseException:
-        workers.close()
-        stop_local_stack()
-        raise
     runner = DeliveryRunner(
         stack.delivery,
         can_serve=lambda: workers.revive() > 0,
         healthy=lambda: moto.exit_code() is None,
         checkpoint=lambda: _save_position(checkpoint, stack),
     )
+    try:
+        front = HttpFront(
+            address,
+            workers.invoke,
+            sockets=workers.invoke_socket,
+            changed=runner.wake,
+            access_log=verbose,
+        )
+    except BaseException:
+        workers.close()
+        stop_local_stack()
+        raise
+    # the publisher posts to the front's management API, as on AWS to API Gateway's
+    push_to(stack, front.management_url)
     server = threading.Thread(target=front.serve_forever, name="http-front", daemon=True)
     runner.start()
     server.start()
     try:
-        yield LocalService(front.url, moto.url, stack, moto)
+        yield LocalService(front.url, moto.url, stack, moto, front.socket_url)
     finally:
         # Outside in: no new requests, then no new deliveries, then the functions; moto's
         # server goes last (`moto_server`), once nothing calls it any more.

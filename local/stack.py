@@ -28,6 +28,7 @@ from infra.bootstrap import (
     build_jobs,
     build_progression,
     build_publisher,
+    build_pusher,
     build_services,
     build_sweeper,
     build_timers,
@@ -193,11 +194,26 @@ def _observe(events: Any, sqs: Any, bus: str, prefix: str) -> str:
     return str(observer)
 
 
+def push_to(stack: LocalStack, endpoint: str, *, client: Any = None) -> None:
+    """Let the publisher push to the WebSocket API whose management API is at
+    `endpoint` (the local front's), through boto3 as on AWS; `client` reads the
+    connections (the stack's own DynamoDB client when None)."""
+    management = boto3.client("apigatewaymanagementapi", endpoint_url=endpoint)
+    publisher_app.pusher.use(
+        build_pusher(
+            stack.settings,
+            client=client if client is not None else stack.dynamodb,
+            management=management,
+        )
+    )
+
+
 def stop_local_stack() -> None:
     """Put every handler back on the environment's services."""
     use_services(None)
     reconcile_route.reconciler.use(None)
     publisher_app.publisher.use(None)
+    publisher_app.pusher.use(None)
     timers_app.timers.use(None)
     progression_app.progression.use(None)
     timeout_app.services.use(None)

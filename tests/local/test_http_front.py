@@ -1,5 +1,6 @@
-"""The local HTTP front on its own, with a stand-in function: the payload-v2 event it
-builds, the answer it sends back, and how it copes with what real clients send."""
+"""The local front on its own, with stand-in functions: the payload-v2 event it builds,
+the answer it sends back, how it copes with what real clients send; the WebSocket API's
+events, and the management API a boto3 client posts to."""
 
 from __future__ import annotations
 
@@ -13,7 +14,16 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import boto3
 import pytest
+from aws_lambda_powertools.utilities.parser import parse
+from aws_lambda_powertools.utilities.parser.models import (
+    APIGatewayWebSocketConnectEventModel,
+    APIGatewayWebSocketDisconnectEventModel,
+    APIGatewayWebSocketMessageEventModel,
+)
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
 
 from local.http_front import MAX_BODY, HttpFront
 
@@ -69,6 +79,11 @@ def _exchange(address: tuple[str, int], data: bytes, timeout: float = 20) -> byt
         return received
 
 
+def _status(answer: bytes) -> int:
+    """The status code of the first answer in `answer`."""
+    return int(answer.split(b"\r\n", 1)[0].split()[1])
+
+
 def test_a_request_becomes_a_payload_v2_event_and_the_answer_goes_back(
     front: tuple[str, int], function: Function
 ) -> None:
@@ -101,7 +116,7 @@ def test_a_content_length_that_is_no_number_gets_a_400(
     front: tuple[str, int], function: Function
 ) -> None:
     answer = _exchange(front, b"POST /t HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}")
-    assert answer.startswith(b"HTTP/1.1 400 ")
+    assert _status(answer) == 400
     assert not function.events
 
 
@@ -128,7 +143,7 @@ def test_an_oversize_body_gets_a_413_and_is_not_read_as_the_next_request(
         front,
         b"POST /t HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (MAX_BODY + 1) + smuggled,
     )
-    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert _status(answer) == 413
     assert answer.count(b"HTTP/1.1 ") == 1  # one answer, then the connection is closed
     assert not function.events
 
@@ -175,3 +190,120 @@ def test_a_client_that_hangs_up_before_the_answer_leaves_no_error_in_the_log(
     assert client.getresponse().status == 200
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
     assert "Traceback" not in capfd.readouterr().err
+
+
+# --- the WebSocket API and its management API ---------------------------------------------
+
+
+class SocketFunction:
+    """Keeps every WebSocket event; refuses a connect without `?tournament=`, answers a
+    message with its body reversed."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.disconnected = threading.Event()
+
+    def __call__(self, event: dict[str, Any]) -> dict[str, Any]:
+        self.events.append(event)
+        route = event["requestContext"]["routeKey"]
+        if route == "$connect" and "tournament" not in (event.get("queryStringParameters") or {}):
+            return {"statusCode": 404, "body": '{"code": "not_found"}'}
+        if route == "$disconnect":
+            self.disconnected.set()
+        if route == "$default":
+            return {"statusCode": 200, "body": event["body"][::-1]}
+        return {"statusCode": 200}
+
+
+@pytest.fixture
+def sockets() -> SocketFunction:
+    return SocketFunction()
+
+
+@pytest.fixture
+def served(function: Function, sockets: SocketFunction) -> Iterator[HttpFront]:
+    front = HttpFront(("127.0.0.1", 0), function, sockets=sockets, read_timeout=READ_TIMEOUT)
+    thread = threading.Thread(target=front.serve_forever, daemon=True)
+    thread.start()
+    yield front
+    front.shutdown()
+    front.server_close()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
+def _management(front: HttpFront) -> Any:
+    """boto3's client of API Gateway's management API, as the publisher makes it."""
+    return boto3.client("apigatewaymanagementapi", endpoint_url=front.management_url)
+
+
+def test_a_socket_gets_connect_message_and_disconnect_events_and_the_answers(
+    served: HttpFront, sockets: SocketFunction, aws_env: None
+) -> None:
+    with connect(served.socket_url + "?tournament=t-1&table=R1-2", open_timeout=10) as socket:
+        socket.send('{"action": "ping"}')
+        assert socket.recv(timeout=10) == '}"gnip" :"noitca"{'
+    assert sockets.disconnected.wait(10)
+    connected, message, disconnected = sockets.events
+    assert connected["requestContext"]["routeKey"] == "$connect"
+    assert connected["queryStringParameters"] == {"tournament": "t-1", "table": "R1-2"}
+    assert connected["headers"]["Upgrade"].lower() == "websocket"
+    assert message["body"] == '{"action": "ping"}'
+    assert disconnected["requestContext"]["disconnectStatusCode"] == 1000
+    ids = {event["requestContext"]["connectionId"] for event in sockets.events}
+    assert len(ids) == 1
+    # the events are the ones Powertools' models of API Gateway's events accept
+    parse(event=connected, model=APIGatewayWebSocketConnectEventModel)
+    parse(event=message, model=APIGatewayWebSocketMessageEventModel)
+    parse(event=disconnected, model=APIGatewayWebSocketDisconnectEventModel)
+
+
+def test_a_refused_connect_is_answered_with_the_functions_status(
+    served: HttpFront, sockets: SocketFunction
+) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        connect(served.socket_url, open_timeout=10)
+    assert refused.value.response.status_code == 404
+    assert [e["requestContext"]["routeKey"] for e in sockets.events] == ["$connect"]
+    plain = http.client.HTTPConnection(served.url.removeprefix("http://"), timeout=10)
+    plain.request("GET", "/ws")
+    assert plain.getresponse().status == 426  # no upgrade asked for
+
+
+def test_the_management_api_posts_describes_and_closes_as_api_gateways_does(
+    served: HttpFront, sockets: SocketFunction, aws_env: None
+) -> None:
+    management = _management(served)
+    with connect(served.socket_url + "?tournament=t-1", open_timeout=10) as socket:
+        connection = sockets.events[0]["requestContext"]["connectionId"]
+        management.post_to_connection(ConnectionId=connection, Data=b'{"type": "your_turn"}')
+        assert socket.recv(timeout=10) == '{"type": "your_turn"}'  # a text frame
+        described = management.get_connection(ConnectionId=connection)
+        assert described["Identity"]["SourceIp"] == "127.0.0.1"
+        with pytest.raises(management.exceptions.PayloadTooLargeException):
+            management.post_to_connection(ConnectionId=connection, Data=b"x" * (129 * 1024))
+        management.delete_connection(ConnectionId=connection)
+        with pytest.raises(ConnectionClosed):
+            socket.recv(timeout=10)
+    assert sockets.disconnected.wait(10)
+    with pytest.raises(management.exceptions.GoneException):
+        management.post_to_connection(ConnectionId=connection, Data=b"{}")
+    unsigned = http.client.HTTPConnection(served.url.removeprefix("http://"), timeout=10)
+    unsigned.request("POST", f"/ws/@connections/{connection}", body=b"{}")
+    assert unsigned.getresponse().status == 403
+
+
+def test_stopping_tells_every_socket_and_disconnects_it(
+    function: Function, sockets: SocketFunction
+) -> None:
+    front = HttpFront(("127.0.0.1", 0), function, sockets=sockets)
+    thread = threading.Thread(target=front.serve_forever, daemon=True)
+    thread.start()
+    with connect(front.socket_url + "?tournament=t-1", open_timeout=10) as socket:
+        front.shutdown()
+        front.server_close()
+        thread.join(timeout=10)
+        with pytest.raises(ConnectionClosed):
+            socket.recv(timeout=10)
+        assert socket.close_code == 1001  # going away
+    assert sockets.disconnected.is_set()  # before the front stopped

@@ -42,6 +42,7 @@ from infra.events import DomainEvent, PlayerEliminated, TournamentFinished
 from infra.publisher import StreamChange, events_of
 from infra.repository import code_of
 from infra.table_item import TableRecord, from_item
+from infra.timers import last_changes
 
 Message = dict[str, Any]
 POST_THREADS = 8  # posts in flight at once: each is a round trip to API Gateway
@@ -58,10 +59,10 @@ class TablePush:
     """What one change of a table item sends, to whom: each seated player's socket set
     and the table's spectators' set. The log is replayed only if someone listens."""
 
-    def __init__(self, old: TableRecord | None, new: TableRecord) -> None:
+    def __init__(self, after: int | None, new: TableRecord) -> None:
         self.table = new
-        self.after = -1 if old is None else old.version  # the records past it are new
-        self.seated = old is None
+        self.after = -1 if after is None else after  # the records past it are new
+        self.seated = after is None
         self._log: tuple[str | None, list[LogEntry]] | None = None
         self.sets: dict[str, str | None] = {
             player_sockets(new.tournament, player): player for player in new.seating.seats
@@ -97,17 +98,19 @@ class TablePush:
         return self._log
 
 
-def table_push(change: StreamChange) -> TablePush | None:
-    """The push a change of a table item makes: None for a bye, and for a write that
-    did not move the table on (the sweeper's, or a repeated one)."""
+def table_push(change: StreamChange, after: int | None = -1) -> TablePush | None:
+    """The push a change of a table item makes, with the records past version `after`
+    (the change's own old version when -1; None: the table is new): None for a bye, and
+    for a write that did not move the table on (the sweeper's, or a repeated one)."""
     new = change.new
     if new is None or new.get("kind", {}).get("S") != "table" or new["status"]["S"] == "bye":
         return None
-    old = from_item(change.old) if change.old is not None else None
+    if after == -1:
+        after = None if change.old is None else int(change.old["version"]["N"])
     table = from_item(new)
-    if old is not None and table.version <= old.version:
+    if after is not None and table.version <= after:
         return None
-    return TablePush(old, table)
+    return TablePush(after, table)
 
 
 def eliminated_message(event: PlayerEliminated) -> Message:
@@ -170,24 +173,34 @@ class Pusher:
         self._fanout_seconds = fanout_seconds
         self._clock = clock
         self._known: dict[str, frozenset[str]] = {}
+        self._tables: dict[int, TablePush | None] = {}
 
-    def prefetch(self, changes: Sequence[StreamChange]) -> None:
-        """Read the socket sets a batch of changes needs in one go (forgetting what an
-        earlier batch read); what cannot be read now is read when pushed."""
-        self._known = {}
+    def prepare(self, changes: Sequence[StreamChange]) -> None:
+        """Take a batch of changes: each table is pushed once, at its last change, with
+        every record since its first (fast players move a table several versions within
+        one batch); and the socket sets the batch needs are read in one go (what cannot
+        be read now is read when pushed)."""
+        self._tables = {
+            index: table_push(changes[index], after)
+            for index, after in last_changes(changes).items()
+        }
         wanted: set[str] = set()
-        for change in changes:
-            wanted |= set(_sets_of(change))
+        for index, change in enumerate(changes):
+            wanted |= set(_sets_of(change, self._tables.get(index)))
         try:
             self._known = self._store.socket_sets(wanted)
         except Exception:  # read again, record by record, when pushed
             self._known = {}
 
-    def push(self, change: StreamChange, events: Sequence[DomainEvent]) -> PushReport:
-        """Post what `change` (with its domain `events`) means to whoever listens."""
+    def push(
+        self, change: StreamChange, events: Sequence[DomainEvent], index: int | None = None
+    ) -> PushReport:
+        """Post what `change` (with its domain `events`) means to whoever listens; the
+        change numbered `index` in the batch `prepare` took, if it took one."""
         report = PushReport()
         try:
-            posts = self._posts(change, events)
+            table = self._tables.get(index) if index is not None else table_push(change)
+            posts = self._posts(table, events)
             self._post_all(posts, report)
             for event in events:
                 if isinstance(event, TournamentFinished):
@@ -196,9 +209,8 @@ class Pusher:
             report.failures.append(f"{type(error).__name__}: {error}")
         return report
 
-    def _posts(self, change: StreamChange, events: Sequence[DomainEvent]) -> list[_Post]:
+    def _posts(self, table: TablePush | None, events: Sequence[DomainEvent]) -> list[_Post]:
         posts: list[_Post] = []
-        table = table_push(change)
         if table is not None:
             sockets = self._sockets(table.sets)
             for pk, viewer in table.sets.items():
@@ -223,12 +235,20 @@ class Pusher:
         return {pk: self._known[pk] for pk in pks}
 
     def _post_all(self, posts: list[_Post], report: PushReport) -> None:
+        if posts and posts[0].messages[-1]["type"] == "your_turn":
+            # what the table waits for goes out first, on its own
+            self._count(self._post(posts[0]), report)
+            posts = posts[1:]
         for outcome in self._pool.map(self._post, posts):
-            sent, gone, failure = outcome
-            report.sent += sent
-            report.gone += gone
-            if failure:
-                report.failures.append(failure)
+            self._count(outcome, report)
+
+    @staticmethod
+    def _count(outcome: tuple[int, int, str], report: PushReport) -> None:
+        sent, gone, failure = outcome
+        report.sent += sent
+        report.gone += gone
+        if failure:
+            report.failures.append(failure)
 
     def _post(self, post: _Post) -> tuple[int, int, str]:
         """Post one connection's messages in order: (posted, gone, failure or '')."""
@@ -268,9 +288,8 @@ class Pusher:
             self._post_all([_Post(c, [message], tournament=event.tournament) for c in page], report)
 
 
-def _sets_of(change: StreamChange) -> list[str]:
-    """The socket sets a change's push reads."""
-    table = table_push(change)
+def _sets_of(change: StreamChange, table: TablePush | None) -> list[str]:
+    """The socket sets a change's push reads (`table`: its table's push, if any)."""
     if table is not None:
         return list(table.sets)
     if change.new is not None and change.new.get("kind", {}).get("S") == "player":

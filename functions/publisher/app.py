@@ -32,6 +32,9 @@ pusher: Wired[Pusher | None] = Wired(build_pusher)  # None: no WebSocket API to 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
+_batch: dict[str, int] = {}  # the batch's sequence numbers → their places in it
+
+
 def record_handler(record: DynamoDBRecord) -> None:
     """Put the events of one item change, then push it (Powertools requires the name
     `record`)."""
@@ -45,7 +48,7 @@ def record_handler(record: DynamoDBRecord) -> None:
     push = pusher()
     if push is None:
         return
-    report = push.push(change, events)
+    report = push.push(change, events, _batch.get(record.raw_event["dynamodb"]["SequenceNumber"]))
     if report.sent:
         metrics.add_metric(name="PushesSent", unit=MetricUnit.Count, value=report.sent)
     if report.gone:
@@ -66,8 +69,11 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItem
     """A batch of stream records → events on the bus and pushes; failures reported per
     record."""
     push = pusher()
-    if push is not None:  # the batch's listeners in one read
-        push.prefetch([change_from_record(r) for r in event.get("Records", [])])
+    if push is not None:  # each table pushed once a batch; the listeners read in one go
+        records = event.get("Records", [])
+        _batch.clear()
+        _batch.update((r["dynamodb"]["SequenceNumber"], i) for i, r in enumerate(records))
+        push.prepare([change_from_record(r) for r in records])
     return process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )

@@ -241,9 +241,9 @@ def test_a_turn_reaches_the_players_and_spectators_and_a_gone_one_is_forgotten(
     seating, moves, _ = played(seed=11)
     change = modify(table(seating, moves[:4]), table(seating, moves[:5]))
     pusher = Pusher(store, management)
-    pusher.prefetch([change])
+    pusher.prepare([change])
 
-    report = pusher.push(change, [])
+    report = pusher.push(change, [], 0)
     to_act = get_game("maexchen").to_act(_state(seating, moves[:5]))
     assert (report.gone, report.failures) == (1, [])
     assert report.sent == len(SEATS) + 1 + 1  # table_events each, your_turn once
@@ -261,7 +261,7 @@ def test_a_turn_reaches_the_players_and_spectators_and_a_gone_one_is_forgotten(
     assert store.socket_sets([table_watchers(T, "R2-5")])[table_watchers(T, "R2-5")] == {"c-watch"}
 
     management.posts.clear()
-    pusher.push(change, [])  # a retried batch: the same again, the gone one not tried
+    pusher.push(change, [], 0)  # a retried batch: the same again, the gone one not tried
     assert len(management.posts) == report.sent
 
 
@@ -281,8 +281,8 @@ def test_a_failing_post_or_read_never_raises(store: ConnectionStore) -> None:
 
     broken_store = NoTable(store._client, store._table)
     pusher = Pusher(broken_store, Management())
-    pusher.prefetch([insert(table(seating, []))])
-    assert len(pusher.push(insert(table(seating, [])), []).failures) == 1
+    pusher.prepare([insert(table(seating, []))])
+    assert len(pusher.push(insert(table(seating, [])), [], 0).failures) == 1
 
 
 def test_an_exit_and_the_finish_reach_whoever_listens(store: ConnectionStore) -> None:
@@ -311,3 +311,21 @@ def test_an_exit_and_the_finish_reach_whoever_listens(store: ConnectionStore) ->
         "type": "tournament_finished", "tournament": T, "champion": "p-ben", "players": 4,
         "standings": f"/tournaments/{T}/standings",
     }  # fmt: skip
+
+
+def test_a_table_moved_on_within_a_batch_is_pushed_once_with_every_record(
+    store: ConnectionStore,
+) -> None:
+    sockets, management = _sockets(store), Management()
+    sockets.connect("c-watch", ConnectRequest(T, table="R2-5"))
+    seating, moves, _ = played(seed=11)
+    batch = [modify(table(seating, moves[:v]), table(seating, moves[: v + 1])) for v in (4, 5, 6)]
+    pusher = Pusher(store, management)
+    pusher.prepare(batch)
+    for index, change in enumerate(batch):
+        pusher.push(change, [], index)
+    [pushed] = management.to("c-watch")
+    assert pushed["version"] == 7
+    assert pushed["records"] == records_after(
+        replay_log(seating, moves[:7])[1], 4, None, revealed=False
+    )

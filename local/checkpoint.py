@@ -61,11 +61,8 @@ class Checkpoint:
     def save(self, delivery: LocalDelivery, next_sequence: int | None) -> bool:
         """Write where the runner is, if that changed; whether it wrote. `next_sequence`
         is the stream tap's first record not fetched yet."""
-        waiting = [
-            int(r.pending[0]["dynamodb"]["SequenceNumber"])
-            for r in delivery.stream_readers
-            if r.pending
-        ]
+        firsts = [r.pending[:1] for r in delivery.stream_readers]  # a reader may be delivering
+        waiting = [int(first[0]["dynamodb"]["SequenceNumber"]) for first in firsts if first]
         at = min(waiting, default=next_sequence)
         letters = json.dumps([reader.dead_letters for reader in delivery.queue_readers])
         if (at, letters) == self._saved:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Collection
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -98,6 +99,8 @@ class StreamTap:
         )["ShardIterator"]
         self._readers: list[StreamReader] = []
         self.next_sequence = at_sequence  # of the first record not fetched yet, once known
+        # readers may deliver on threads of their own (`local.service`): one fetches at a time
+        self.lock = threading.Lock()
 
     def reader(
         self, handler: Handler, name: str, filters: list[dict[str, Any]] | None = None
@@ -110,6 +113,10 @@ class StreamTap:
 
     def fetch(self) -> None:
         """Give every reader the records written since the last fetch."""
+        with self.lock:
+            self._fetch()
+
+    def _fetch(self) -> None:
         while True:
             page = self._streams.get_records(ShardIterator=self._iterator, Limit=GET_RECORDS_LIMIT)
             self._iterator = page["NextShardIterator"]
@@ -138,6 +145,7 @@ class StreamReader:
         self, tap: StreamTap, handler: Handler, name: str, filters: list[dict[str, Any]]
     ) -> None:
         self._tap = tap
+        self.name = name
         self.filters = filters
         self._handler = handler
         self._context = LocalContext(function_name=name)
@@ -433,9 +441,10 @@ class LocalDelivery:
                 return total
         raise RuntimeError(f"deliveries did not settle in {max_rounds} rounds")
 
-    def poll(self) -> int:
-        """One pass over the stream and the queues; how many deliveries succeeded."""
-        moved = sum(reader.deliver() for reader in self.stream_readers)
+    def poll(self, skip: Collection[StreamReader] = ()) -> int:
+        """One pass over the stream and the queues (but the stream readers in `skip`,
+        which deliver elsewhere); how many deliveries succeeded."""
+        moved = sum(reader.deliver() for reader in self.stream_readers if reader not in skip)
         return moved + sum(reader.deliver() for reader in self.queue_readers)
 
     @property

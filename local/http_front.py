@@ -244,7 +244,8 @@ class HttpFront:
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         assert self.sockets is not None
-        websocket = web.WebSocketResponse(max_msg_size=MAX_FRAME, autoping=True)
+        # no per-message compression: API Gateway offers none, and it costs a deflate a frame
+        websocket = web.WebSocketResponse(max_msg_size=MAX_FRAME, autoping=True, compress=False)
         if not websocket.can_prepare(request).ok:
             return _json(426, {"message": "connect with a WebSocket client (Upgrade: websocket)"})
         connection = base64.urlsafe_b64encode(secrets.token_bytes(11)).decode()

@@ -21,10 +21,11 @@ memory and is gone when the service stops.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ from local.moto_atomic import MotoServer, running_moto
 
 if TYPE_CHECKING:
     from local.checkpoint import Checkpoint
-    from local.delivery import LocalDelivery
+    from local.delivery import LocalDelivery, StreamReader
     from local.stack import LocalStack
 
 
@@ -54,6 +55,7 @@ POLL_SECONDS = 0.25
 SCHEDULE_POLL_SECONDS = 2.0
 CHECKPOINT_SECONDS = 1.0  # how often the runner's position is written when it moved
 MOTO_STATE_FILE = "moto.pickle"  # in the state directory
+SWITCH_SECONDS = 0.001
 log = logging.getLogger(__name__)
 
 
@@ -105,9 +107,11 @@ class DeliveryRunner(threading.Thread):
         can_serve: Callable[[], bool] = _always,
         healthy: Callable[[], bool] = _always,
         checkpoint: Callable[[], object] | None = None,
+        elsewhere: Collection[StreamReader] = (),
     ) -> None:
         super().__init__(name="local-delivery", daemon=True)
         self._delivery = delivery
+        self._elsewhere = elsewhere
         self._clock = clock
         self._can_serve = can_serve
         self._healthy = healthy
@@ -128,7 +132,7 @@ class DeliveryRunner(threading.Thread):
             if self._stopping.is_set():
                 break
             try:
-                if self._delivery.poll():  # what it delivered may have written more
+                if self._delivery.poll(self._elsewhere):  # which may have written more
                     self._woken.set()
                 now = self._clock()
                 if now >= next_schedules:
@@ -157,6 +161,44 @@ class DeliveryRunner(threading.Thread):
         self.join(timeout=30)
 
 
+class ReaderLane(threading.Thread):
+    """One stream reader delivering on a thread of its own, as each event source
+    mapping polls on its own on AWS: the publisher's pushes wait for no Scheduler call
+    of the timers and no queue poll. Woken like the runner; stopped before it, so the
+    runner's last checkpoint comes after this reader's last delivery."""
+
+    def __init__(self, reader: StreamReader, *, healthy: Callable[[], bool] = _always) -> None:
+        super().__init__(name=f"local-{reader.name}", daemon=True)
+        self._reader = reader
+        self._healthy = healthy
+        self._stopping = threading.Event()
+        self._woken = threading.Event()
+
+    def wake(self) -> None:
+        """Deliver now: something was written."""
+        self._woken.set()
+
+    def run(self) -> None:
+        while True:
+            self._woken.wait(POLL_SECONDS)
+            self._woken.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                if self._reader.deliver():
+                    self._woken.set()
+            except Exception:
+                if not self._healthy():
+                    return
+                log.exception("local delivery to %s failed; retrying", self._reader.name)
+
+    def stop(self) -> None:
+        """Finish the current delivery and stop."""
+        self._stopping.set()
+        self._woken.set()
+        self.join(timeout=30)
+
+
 @contextmanager
 def running_service(
     host: str = "127.0.0.1",
@@ -174,6 +216,10 @@ def running_service(
     With a `state` directory, everything goes on from where the last run in it stopped
     (its caller makes sure no other service uses it)."""
     saved = None if state is None else state / MOTO_STATE_FILE
+    # The front, the runner, the publisher's lane and its posts share this process: a
+    # thread woken by I/O (moto's answer, a post's) waits for the interpreter lock up to
+    # the switch interval, 5 ms by default, at every hop of a push.
+    sys.setswitchinterval(SWITCH_SECONDS)
     with running_moto(host, verbose=verbose, state=saved) as moto:
         aws_endpoint = moto.url
         quiet = {} if verbose else {"POWERTOOLS_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": NO_METRICS}
@@ -217,18 +263,30 @@ def _serving(
     )
     checkpoint.restore_dead_letters(stack.delivery)
     workers = ApiWorkers(api_workers, stack.settings, dice_seed, quiet=not verbose)
+
+    def healthy() -> bool:
+        return moto.exit_code() is None
+
+    [publisher] = [r for r in stack.delivery.stream_readers if r.name == "publisher"]
+    lane = ReaderLane(publisher, healthy=healthy)
     runner = DeliveryRunner(
         stack.delivery,
         can_serve=lambda: workers.revive() > 0,
-        healthy=lambda: moto.exit_code() is None,
+        healthy=healthy,
         checkpoint=lambda: _save_position(checkpoint, stack),
+        elsewhere=[publisher],
     )
+
+    def changed() -> None:
+        lane.wake()
+        runner.wake()
+
     try:
         front = HttpFront(
             address,
             workers.invoke,
             sockets=workers.invoke_socket,
-            changed=runner.wake,
+            changed=changed,
             access_log=verbose,
         )
     except BaseException:
@@ -238,6 +296,7 @@ def _serving(
     # the publisher posts to the front's management API, as on AWS to API Gateway's
     push_to(stack, front.management_url)
     server = threading.Thread(target=front.serve_forever, name="http-front", daemon=True)
+    lane.start()
     runner.start()
     server.start()
     try:
@@ -247,10 +306,12 @@ def _serving(
         # server goes last (`moto_server`), once nothing calls it any more.
         front.shutdown()
         front.server_close()
+        lane.stop()
         runner.stop()
         workers.close()
         stop_local_stack()
 
 
 def _save_position(checkpoint: Checkpoint, stack: LocalStack) -> None:
-    checkpoint.save(stack.delivery, stack.stream.next_sequence)
+    with stack.stream.lock:  # no fetch between the tap's position and the readers'
+        checkpoint.save(stack.delivery, stack.stream.next_sequence)

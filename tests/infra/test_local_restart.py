@@ -109,7 +109,7 @@ class _Delivery:
         self.polled = threading.Condition()
         self.sweeps = 0
 
-    def poll(self) -> int:
+    def poll(self, skip: object = ()) -> int:
         with self.polled:
             self.polls += 1
             self.polled.notify_all()

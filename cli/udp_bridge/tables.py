@@ -84,21 +84,29 @@ class TableDriver:
         client = ApiClient(self._w.url)
         try:
             story = self._open_story(client)
+            behind = True  # the story may miss what others did: read the log first
             while not self._w.stop.is_set():
                 try:
-                    self._catch_up(client, story)
+                    if behind:
+                        self._catch_up(client, story)
                     if story.over:
                         self.done = True
                         log.info("table %s is over", self.ref)
                         return
                     bot = self._w.roster.bot(story.to_act) if story.to_act else None
-                    if bot is None:
-                        self._w.stop.wait(self._w.poll)  # someone else's turn
+                    if bot is None:  # someone else's turn: look again in a moment
+                        behind = not self._w.stop.wait(self._w.poll)
                     else:
+                        # Only the bot (or its timeout) can move the table now, and its
+                        # turn tells all it does: the log is read again only if the turn
+                        # got nowhere.
+                        before = story.version
                         self._turn(client, story, bot)
+                        behind = story.version == before
                 except (ApiError, OSError) as error:  # the service had a bad moment
                     log.warning("table %s: %s; trying again", self.ref, error)
                     client.close()
+                    behind = True
                     self._w.stop.wait(1.0)
         except Exception:
             log.exception("table %s: the bridge stopped telling this table", self.ref)
@@ -231,8 +239,9 @@ class TableDriver:
             else:
                 self._wait_for_timeout(session.client, story)
             return REFUSED
-        if answer is None:
+        if answer is None:  # the table moved on without the bot: its timeout came first
             self._w.tally.add("late")
+            self._catch_up(session.client, story)
             return None
         self._tell(story, story.read(_record(answer, bot, action)))
         return answer
@@ -252,6 +261,7 @@ class TableDriver:
             log.info("table %s: %s for %s (%s)", self.ref, action, bot.name, why)
             answer = session.submit(self.ref, mine["view"], action)
             if answer is None:
+                self._catch_up(session.client, story)
                 return
             self._tell(story, story.read(_record(answer, bot, action)))
 

@@ -67,6 +67,7 @@ class MiaBot:
     rejected: str | None = None
     last: tuple[int, int] | None = None  # the last announcement of this round
     echo: bool = False  # print every message received
+    keep_log: bool = True  # keep every message (tests, benchmarks); off for long play
     spectator: bool = False  # register as a spectator: hear everything, answer nothing
 
     def __post_init__(self) -> None:
@@ -90,7 +91,8 @@ class MiaBot:
 
     def send(self, text: str) -> None:
         """One message to the server."""
-        self.log.append(Heard(time.monotonic(), text, sent=True))
+        if self.keep_log:
+            self.log.append(Heard(time.monotonic(), text, sent=True))
         self.socket.sendto(text.encode(), self.server)
 
     def heard(self, prefix: str = "") -> list[str]:
@@ -106,7 +108,8 @@ class MiaBot:
             except OSError:
                 return
             text = data.decode("utf-8", errors="replace")
-            self.log.append(Heard(time.monotonic(), text, sent=False))
+            if self.keep_log:
+                self.log.append(Heard(time.monotonic(), text, sent=False))
             if self.echo:
                 print(text, flush=True)
             self.on_message(text)
@@ -159,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     see_from = parse_dice(args.see_from)
     if see_from is None:
         parser.error("--see-from takes two dice, e.g. 6,1")
-    bot = MiaBot(args.name, (args.host, args.port), see_from=see_from, echo=True).start()
+    server = (args.host, args.port)
+    bot = MiaBot(args.name, server, see_from=see_from, echo=True, keep_log=False).start()
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

@@ -64,19 +64,27 @@ def run(args: argparse.Namespace) -> int:
     if args.answer_timeout is not None and args.answer_timeout <= 0:
         print("error: --answer-timeout must be more than 0", file=sys.stderr)
         return 2
-    bridge = Bridge(
-        args.url,
-        args.tournament,
-        host=args.host,
-        port=args.port,
-        state=args.state,
-        answer_timeout=args.answer_timeout,
-        poll=args.poll,
-    )
+    try:
+        bridge = Bridge(
+            args.url,
+            args.tournament,
+            host=args.host,
+            port=args.port,
+            state=args.state,
+            answer_timeout=args.answer_timeout,
+            poll=args.poll,
+        )
+    except OSError as error:  # the port is taken, or the state file cannot be read
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"error: {args.state} is not a bridge's state file: {error}", file=sys.stderr)
+        return 1
     try:
         bridge.start()
     except (BridgeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
+        bridge.stop()
         return 1
     host, port = bridge.address
     print(

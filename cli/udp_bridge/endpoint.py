@@ -55,7 +55,8 @@ class Endpoint:
         with contextlib.suppress(OSError):
             # wakes the blocked recvfrom on Linux; elsewhere its timeout does
             self._socket.shutdown(socket.SHUT_RDWR)
-        self._thread.join(timeout=2)
+        if self._thread.is_alive():
+            self._thread.join(timeout=2)
         self._socket.close()
 
     def _receive(self) -> None:

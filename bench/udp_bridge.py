@@ -46,6 +46,7 @@ from cli.serve import serving_in_background  # noqa: E402
 from examples.udp_bot import ALL_DICE, Heard, MiaBot, rank  # noqa: E402
 
 Address = tuple[str, int]
+TABLE_SECONDS = 600  # a final that takes longer has gone wrong
 
 
 @dataclass
@@ -173,7 +174,7 @@ def play_bridge(url: str, bots: int, penalty_limit: int, state: Path) -> Figures
         for bot in played:
             bot.registered.wait(10)
         api.ok("POST", f"/tournaments/{tid}/start", token=organizer)
-        bridge.wait(timeout=1800)
+        bridge.wait(timeout=TABLE_SECONDS)
     finally:
         if bridge.poll() is None:
             bridge.kill()
@@ -197,7 +198,10 @@ def play_direct(url: str, bots: int, penalty_limit: int) -> Figures:
         tokens[made["player_id"]] = made["player_token"]
     api.ok("POST", f"/tournaments/{tid}/start", token=organizer)
     anyone = next(iter(tokens.values()))
+    deadline = time.monotonic() + TABLE_SECONDS
     while (table := api.ok("GET", f"/tournaments/{tid}/me", token=anyone)["table"]) is None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"tournament {tid} was not seated in {TABLE_SECONDS} s")
         time.sleep(0.05)
     path = f"/tournaments/{tid}/tables/{table}"
     answer = api.ok("GET", path)

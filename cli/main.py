@@ -4,6 +4,7 @@ knobelcup play --url URL --tournament ID --name Anna     (or --token TOKEN to re
 knobelcup bot examples/bots/maexchen_honest.py --url URL --tournament ID --count 5
 knobelcup serve ...  /  knobelcup demo ...               (their own options)
 knobelcup admin redrive|reconcile ...   (operator repairs, see cli/admin.py)
+knobelcup udp-bridge --url URL --tournament ID [--port 9000]   (classic UDP bots play)
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from cli.botkit import (
     run_bot,
 )
 from cli.play import play
+from cli.udp_bridge import command as udp_bridge
 
 FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
 
@@ -52,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--poll", type=float, default=0.5, help="seconds between looks (0.5)")
 
     admin.add_admin_parser(commands)
+    udp_bridge.add_parser(commands)
     for name, module in FORWARDED.items():
         commands.add_parser(name, help=f"run {module} (every further argument is its own)")
     return parser
@@ -70,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsed = build_parser().parse_args(args)
     if parsed.command == "admin":
         return admin.run(parsed)
+    if parsed.command == "udp-bridge":
+        return udp_bridge.run(parsed)
     try:
         if parsed.command == "play":
             client = ApiClient(parsed.url)

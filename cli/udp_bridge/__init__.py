@@ -1,0 +1,1 @@
+"""A bridge for the classic Mäxchen UDP bot protocol (docs/udp-bridge.md)."""

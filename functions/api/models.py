@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
+from functions.api.game_views import GameView
 
 MAX_PLAYERS = 1_000_000
 MAX_ORDER = 10_000  # an order longer than this does not fit a request: use a seed
@@ -213,7 +214,7 @@ class TableView(Lazy):
     tournament: str
     table: str
     over: bool
-    view: dict[str, Any]
+    view: GameView
     events: list[dict[str, Any]] | None = None
 
 

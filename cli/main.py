@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     who = player.add_mutually_exclusive_group(required=True)
     who.add_argument("--name", help="register under this name")
     who.add_argument("--token", help="resume with the token printed when you registered")
+    _add_retry_budget(player)
 
     bot = commands.add_parser("bot", help="run bots that play with a decide(view) function")
     bot.add_argument(
@@ -88,7 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if parsed.command == "play":
             client = ApiClient(parsed.url)
-            return play(client, parsed.tournament, name=parsed.name, token=parsed.token)
+            retry = RetryPolicy(budget=parsed.retry_budget)
+            return play(
+                client, parsed.tournament, name=parsed.name, token=parsed.token, retry=retry
+            )
         return _bots(parsed)
     except (ApiError, RetriesExhausted) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from cli.api_client import ApiClient, RetryPolicy, Transport
 from cli.session import ActionRejected, Pause, Seat, Session, is_done, register, resume
-from cli.table_story import Narrator, names_from, ordinal
+from cli.table_story import Narrator, continues_turn, names_from, ordinal
 from cli.table_text import announcement_line, choice_label, seat_lines, situation_lines
 
 InputFn = Callable[[str], str]
@@ -44,7 +44,6 @@ class Player:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     names: dict[str, str] = field(default_factory=dict)  # display names seen so far
     _waiting_for: str = ""
-    _acted_at: int = -2  # the version the player's last accepted action was taken on
 
     def say(self, text: str = "") -> None:
         """Print a line at once."""
@@ -107,11 +106,11 @@ class Player:
 
     def _play_table(self, session: Session, table: str) -> None:
         """Tell the table's feed as it comes; at each own turn, ask and act."""
-        self._waiting_for, self._acted_at = "", -2
+        self._waiting_for = ""
         me = session.seat.player_id
         story = Narrator(me, table, self.names)
         self.say()
-        after = -1
+        after, continuing = -1, False
         while True:
             feed = session.wait_for_change(table, after)
             if feed is None:
@@ -121,6 +120,7 @@ class Player:
             for record in feed["records"]:
                 for line in story.lines(record):
                     self.say(line)
+                continuing = continues_turn(record, me)
             after = feed["version"]
             if feed["over"]:
                 self._waiting_for = NEXT_TABLE  # said by the result: through, or out
@@ -132,14 +132,17 @@ class Player:
                 view = answer["view"]
                 if view["version"] != after or view.get("to_act") != me:
                     break  # the table moved on: its feed first
-                if self._take_turn(session, table, view):
+                if self._take_turn(session, table, view, continuing):
                     break  # the feed tells what the action did
 
-    def _take_turn(self, session: Session, table: str, view: dict[str, Any]) -> bool:
+    def _take_turn(
+        self, session: Session, table: str, view: dict[str, Any], continuing: bool = False
+    ) -> bool:
         """Show the table, ask for a choice and submit it; False if it was refused. The
-        seats are shown once a turn, not again for its next step (announcing a throw)."""
+        seats are shown once a turn, not again for its next step (`continuing`: say,
+        announcing the throw just made)."""
         me = session.seat.player_id
-        if view["version"] != self._acted_at + 1:
+        if not continuing:
             self.say("\nYour turn.")
             for line in seat_lines(view, me, self.names):
                 self.say(line)
@@ -161,8 +164,6 @@ class Player:
             return False
         if acted is None:
             self.say("The table moved on meanwhile (too slow?); here is what happened.")
-        else:
-            self._acted_at = view["version"]
         return True
 
     def choose(self, legal: list[dict[str, Any]], timeout: object = None) -> dict[str, Any]:

@@ -38,6 +38,22 @@ def throw_value(dice: Iterable[int]) -> int:
     return high * 10 + low
 
 
+# After one of these the player who acted is done with this turn, even if it is theirs
+# again next (a Mäxchen doubter in the wrong starts the next round).
+TURN_OVER = frozenset({
+    "Announced", "Doubted", "RoundStarted", "RoundScored", "TurnStarted", "TurnEnded",
+    "ThrowOffStarted", "TurnTimedOut", "MatchFinished",
+})  # fmt: skip
+
+
+def continues_turn(record: Mapping[str, Any], player: str) -> bool:
+    """Whether `player` is still in the turn `record` was a step of: they took it and it
+    ended nothing (a Mäxchen throw before its announcement, a 42 throw, a Mariechen
+    throw before the sixth)."""
+    events = record.get("events") or []
+    return record.get("player") == player and not any(e.get("type") in TURN_OVER for e in events)
+
+
 def names_from(players: object) -> dict[str, str]:
     """Display names from a table answer's `players` ([{id, name}]), if it has them."""
     if not isinstance(players, list):

@@ -23,7 +23,7 @@ import pytest
 from cli.api_client import ApiClient
 from cli.botkit import BotResult, load_decider, run_bot
 from cli.play import Player, play
-from cli.table_story import Narrator, names_from, ordinal
+from cli.table_story import Narrator, continues_turn, names_from, ordinal
 from cli.table_text import announcement_line, choice_label, seat_lines, situation_lines
 from core.actions import Announce, Throw, Timeout
 from core.audit import records_after
@@ -175,6 +175,13 @@ def test_the_story_ends_with_the_result_and_the_place_at_the_table() -> None:
     spectator = Narrator(None, "R1-1", dict(NAMES))
     spectator.lines(SEATED)
     assert spectator.lines(end)[-1] == "The table is over: 1. Anna, 2. Bernd, 3. Carla."
+
+
+def test_a_turn_goes_on_only_after_a_step_that_ended_nothing() -> None:
+    assert continues_turn(FEED[1], ANNA)  # she threw: now she announces
+    assert not continues_turn(FEED[2], ANNA)  # she announced: the cup goes on
+    assert not continues_turn(FEED[3], BERND)  # his doubt ended the round
+    assert not continues_turn(FEED[1], BERND)
 
 
 def test_names_come_from_a_table_answer_when_it_has_them() -> None:
@@ -338,7 +345,8 @@ def test_a_scripted_person_plays_a_tournament_to_its_end(service_url: str) -> No
     assert "  1. Throw the dice\n" in text
     assert prompts and all(prompt.startswith("Your choice [") for prompt in prompts)
     assert f"Table R1-1 (Mäxchen): you play with {bots[0]} and {bots[1]}; 1 goes on.\n" in text
-    assert "Round 1: you start.\n" in text and "You announced 62.\n" in text
+    assert "Round 1: you start.\n\nYour turn.\n" in text and "You announced 62.\n" in text
+    assert "You threw " in text and text.count("Your turn.") < len(prompts)
     assert re.search(
         r"\n(You|p-\w+) doubted (your|p-\w+'s) \d\d: it was \d\d.* \(\d of 3 pen", text
     )

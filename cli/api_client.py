@@ -2,20 +2,29 @@
 
 One `ApiClient` keeps one keep-alive connection, so it belongs to one thread. `call`
 returns every answer as it came (status, JSON body, raw text); `ok` raises `ApiError`
-for anything but success, with the service's error code and message.
+for anything but success, with the service's error code and message. `Retrying` sends
+through a client and retries what is worth retrying (429, 5xx, a lost connection) with
+exponential backoff and jitter, honouring Retry-After, until its budget runs out.
 """
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import json
-from dataclasses import dataclass
-from typing import Any
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC
+from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit
 
 from local.lambda_events import HttpAnswer
 
 DEFAULT_URL = "http://127.0.0.1:3000"
+THROTTLED = 429
 
 
 class ApiError(RuntimeError):
@@ -104,3 +113,135 @@ class ApiClient:
             kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
             self._connection = kind(self._host, self._port, timeout=self.timeout)
         return self._connection
+
+
+# --- retries -----------------------------------------------------------------------------
+
+
+class Transport(Protocol):
+    """What `Retrying` sends through: an `ApiClient`, or a fake in tests."""
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        token: str | None = None,
+        query: str | dict[str, Any] = "",
+        headers: dict[str, str] | None = None,
+    ) -> HttpAnswer:
+        """One request, answered as it came."""
+        ...
+
+    def close(self) -> None:
+        """Drop the connection; the next request opens a new one."""
+        ...
+
+
+class RetriesExhausted(RuntimeError):
+    """A request kept failing in a way worth retrying until the retry budget ran out."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long to wait between attempts, and how long to keep trying in all.
+
+    Without a Retry-After the wait before retry n is a random share ("full jitter") of
+    `first_wait` * 2^(n-1), at most `max_wait`: many clients turned away at once do not
+    come back at once. A Retry-After is waited out as asked. Once the waits would pass
+    `budget` seconds since the first attempt, the request fails with `RetriesExhausted`.
+    """
+
+    first_wait: float = 0.25
+    max_wait: float = 8.0
+    budget: float = 120.0
+
+    def backoff(self, retry: int, jitter: float) -> float:
+        """The wait before retry number `retry` (from 1), `jitter` drawn from [0, 1)."""
+        return jitter * min(self.max_wait, self.first_wait * 2.0 ** min(retry - 1, 60))
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """A Retry-After header in seconds from `now` (a Unix time): delta-seconds or an
+    HTTP date; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = when.timestamp() - now
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def worth_retrying(status: int, idempotent: bool = True) -> bool:
+    """429 always (the request was turned away, not done); a 5xx only when sending the
+    request again cannot do it twice."""
+    return status == THROTTLED or (idempotent and status >= 500)
+
+
+@dataclass
+class Retrying:
+    """Requests through `transport`, retried by `policy`; `sleep` may raise to stop."""
+
+    transport: Transport
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic  # measures the budget
+    wall_clock: Callable[[], float] = time.time  # reads a Retry-After date
+    jitter: Callable[[], float] = random.random
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        idempotent: bool = True,
+        **request: Any,
+    ) -> HttpAnswer:
+        """The first answer not worth retrying, or `RetriesExhausted`.
+
+        `idempotent=False` (a registration, which has no Idempotency-Key) retries only
+        what surely did nothing: a 429, or a connection that was refused.
+        """
+        started = self.clock()
+        attempt = 0
+        while True:
+            attempt += 1
+            wait: float | None = None
+            try:
+                answer = self.transport.call(method, path, body, **request)
+            except (OSError, http.client.HTTPException) as error:
+                self.transport.close()
+                if not idempotent and not isinstance(error, ConnectionRefusedError):
+                    raise
+                failure = f"{type(error).__name__}: {error}"
+            else:
+                if not worth_retrying(answer.status, idempotent):
+                    return answer
+                failure = str(ApiError(method, path, answer))
+                wait = retry_after_seconds(answer.headers.get("retry-after"), self.wall_clock())
+            asked = "" if wait is None else f"; the service asked to wait {wait:g} s more"
+            if wait is None:
+                wait = self.policy.backoff(attempt, self.jitter())
+            spent = self.clock() - started
+            if spent + wait > self.policy.budget:
+                raise RetriesExhausted(
+                    f"{method} {path}: gave up after {attempt} attempts in {spent:.1f} s "
+                    f"(retry budget {self.policy.budget:g} s){asked}; last: {failure}"
+                )
+            self.sleep(wait)
+
+    def ok(self, method: str, path: str, body: object = None, **request: Any) -> Any:
+        """The JSON body of a successful request, after retries; `ApiError` otherwise."""
+        answer = self.call(method, path, body, **request)
+        if not 200 <= answer.status < 300:
+            raise ApiError(method, path, answer)
+        return answer.body

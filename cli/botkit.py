@@ -1,8 +1,35 @@
 """The bot kit: load a `decide(view) -> action` function and play a tournament with it.
 
-A bot sees only what a player sees over the HTTP API: it registers, asks `/me` where
-it plays, reads its own view of the table and, when `to_act` is itself, submits what
-`decide` chose. The same steps serve the terminal player in `cli.play`.
+A bot sees only what a player sees over the HTTP API: it registers, asks `/me` where it
+plays, waits on the table's event feed (`.../events?after=V`) until the feed says it is
+to act, then reads its own view and submits what `decide` chose. Every request is
+retried on 429, 5xx and lost connections (`cli.api_client.Retrying`). The same steps
+serve the terminal player in `cli.play`. Waiting for a table to move is one function,
+`Session.watch` (`poll_feed` by default), so a push subscription can take its place.
+
+The view `decide` gets is the player's own view of the table, as `GET .../me` answers
+it (typed per game in the OpenAPI document: MaexchenView, MariechenView,
+ZweiundvierzigView). Every game's view has `game`, `version` (int), `options` (every
+rule option, defaults filled in), `survivors` (int: how many go on), `seats` (list, in
+seat order), `to_act` (player id) and `legal_actions` (list of `{"kind": ..., "value"?:
+int}`: return one of them unchanged). Once over, `ranking` (ids, best first). Per game:
+
+- maexchen: `round` (int), `stage` ("opening", "response", "announce",
+  "announce_blind"), `announcement` (int or None: the value to beat, 21 highest),
+  `announcer` (id or None); seats have `player`, `penalty_points`, `timeouts`,
+  `eliminated`. `your_throw` (int such as 53, higher die first) while the bot has thrown
+  and not yet announced; `your_throw_under_cup` once announced. Hidden: everyone else's
+  throw under the cup, and the bot's own after a blind reroll.
+- mariechen: `stage` ("turns", "throw_off"), `throw` (1-6) and `target` (the face it
+  aims at), `throw_off` (None, or `players`, `first_place`, `last_place`, `faces`);
+  seats have `player`, `throws`, `hits`, `score`, `timeouts`, `forfeited`. Nothing is
+  hidden.
+- zweiundvierzig: `phase` ("hinrunde", "playoff", "rueckrunde"), `pot` (sticks left),
+  `round` (`number`, `starter`, `throw_limit`, `finished`: list of `player`,
+  `last_throw` (int or None), `throws`; and `throws`: the bot's open throws so far);
+  seats have `player`, `sticks`, `status` ("playing", "left", "forfeited"), `timeouts`.
+  Hidden: a fifth throw (`last_throw` None with `throws` 5) until the round is scored,
+  from its thrower too.
 """
 
 from __future__ import annotations
@@ -12,39 +39,36 @@ import importlib.util
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cli.api_client import ApiClient, ApiError
+from cli.api_client import RetryPolicy, Transport
+from cli.session import (
+    ActionRejected,
+    Pause,
+    Seat,
+    Session,
+    Watch,
+    is_done,
+    poll_feed,
+    register,
+    resume,
+)
+
+__all__ = ["ActionRejected", "Pause", "Seat", "Session", "is_done", "register", "resume"]
 
 Decide = Callable[[dict[str, Any]], dict[str, Any]]
-Pause = Callable[[float], None]
-SUBMIT_ATTEMPTS = 4  # a lost answer or a busy service: resend with the same key
 
 
 class BotLoadError(ValueError):
     """A bot module that cannot be loaded or has no usable `decide`."""
 
 
-class ActionRejected(RuntimeError):
-    """The service refused an action as invalid (422): a bug in `decide`, not bad luck."""
-
-
 class BotStopped(Exception):
     """The bot was asked to stop (Ctrl-C)."""
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A registered player: who they are and the token that proves it."""
-
-    player_id: str
-    token: str
-    name: str
 
 
 @dataclass(frozen=True)
@@ -123,127 +147,36 @@ def bot_name(spec: str) -> str:
     return Path(spec).stem if spec.endswith(".py") else spec.rsplit(".", 1)[-1]
 
 
-# --- the steps every player takes ------------------------------------------------------
-
-
-def register(client: ApiClient, tournament: str, name: str) -> Seat:
-    """Register `name`; the token in the answer is shown only this once."""
-    answer = client.ok("POST", f"/tournaments/{tournament}/players", {"name": name})
-    return Seat(answer["player_id"], answer["player_token"], name)
-
-
-def resume(client: ApiClient, tournament: str, token: str) -> Seat:
-    """The seat of an already registered player, by their token."""
-    me = client.ok("GET", f"/tournaments/{tournament}/me", token=token)
-    return Seat(me["player"], token, me["name"])
-
-
-def is_done(me: dict[str, Any]) -> bool:
-    """Whether a `/me` answer says the player will not play again."""
-    return bool(me["eliminated"]) or me["tournament_status"] == "finished"
-
-
-def table_path(tournament: str, table: str) -> str:
-    """The path of a table."""
-    return f"/tournaments/{tournament}/tables/{table}"
-
-
-@dataclass
-class Session:
-    """One player's requests to one tournament: where they play, their view, actions."""
-
-    client: ApiClient
-    tournament: str
-    seat: Seat
-    pause: Pause = time.sleep
-    poll_seconds: float = 0.5
-
-    def whereabouts(self) -> dict[str, Any]:
-        """`GET /me`: the player's table, status, and place once finished."""
-        me: dict[str, Any] = self.client.ok(
-            "GET", f"/tournaments/{self.tournament}/me", token=self.seat.token
-        )
-        return me
-
-    def wait_for_table(
-        self, played: set[str], on_wait: Callable[[dict[str, Any]], None] = lambda me: None
-    ) -> dict[str, Any]:
-        """Poll `/me` until the player sits at a table not in `played`, or is done."""
-        while True:
-            me = self.whereabouts()
-            if is_done(me) or (me["table"] and me["table"] not in played):
-                return me
-            on_wait(me)
-            self.pause(self.poll_seconds)
-
-    def wait_for_place(self) -> dict[str, Any]:
-        """Poll `/me` until the tournament is finished and the player's place is known."""
-        while True:
-            me = self.whereabouts()
-            if me["tournament_status"] == "finished":
-                return me
-            self.pause(self.poll_seconds)
-
-    def view(self, table: str) -> dict[str, Any] | None:
-        """The player's view of `table`, or None when it is a bye (nothing to play)."""
-        path = table_path(self.tournament, table) + "/me"
-        try:
-            answer: dict[str, Any] = self.client.ok("GET", path, token=self.seat.token)
-        except ApiError as error:
-            if error.status == 409 and error.code == "wrong_status":
-                return None
-            raise
-        return answer
-
-    def submit(
-        self, table: str, view: dict[str, Any], action: dict[str, Any]
-    ) -> dict[str, Any] | None:
-        """Submit `action` on the view's version; the answer, or None if the table moved
-        on (409: look again and decide again). Resent with the same Idempotency-Key when
-        the answer is lost or the service is busy, so it is never applied twice."""
-        path = table_path(self.tournament, table) + "/actions"
-        body = {"version": view["version"], "action": action}
-        headers = {"Idempotency-Key": str(uuid.uuid4())}
-        for attempt in range(1, SUBMIT_ATTEMPTS + 1):
-            try:
-                answer = self.client.call(
-                    "POST", path, body, token=self.seat.token, headers=headers
-                )
-            except OSError:
-                self.client.close()
-                if attempt == SUBMIT_ATTEMPTS:
-                    raise
-                self.pause(0.5 * attempt)
-                continue
-            if answer.status == 200:
-                result: dict[str, Any] = answer.body
-                return result
-            if answer.status == 409:
-                return None
-            if answer.status in {400, 422}:
-                error = ApiError("POST", path, answer)
-                raise ActionRejected(
-                    f"the service rejected {action}: {error.code}: {error.message}"
-                )
-            if (answer.status == 429 or answer.status >= 500) and attempt < SUBMIT_ATTEMPTS:
-                self.pause(0.5 * attempt)
-                continue
-            raise ApiError("POST", path, answer)
-        raise AssertionError("unreachable")
-
-
 # --- a bot -----------------------------------------------------------------------------
 
 
 def play_table(session: Session, table: str, decide: Decide) -> int:
-    """Play one table to its end with `decide`; how many actions the bot took."""
-    answer = session.view(table)
+    """Play one table to its end with `decide`; how many actions the bot took.
+
+    The bot waits on the table's event feed and reads its view only when the feed says
+    it is to act. An action's answer is the bot's next view: while it is still the bot's
+    turn (a Mäxchen throw, then its announcement) it decides on that without a read.
+    """
+    me = session.seat.player_id
+    after = -1
+    answer: dict[str, Any] | None = None  # the bot's own view, when it has a fresh one
     actions = 0
-    while answer is not None and not answer["over"]:
-        view = answer["view"]
-        if view.get("to_act") != session.seat.player_id:
-            session.pause(session.poll_seconds)
+    while True:
+        if answer is None:
+            feed = session.wait_for_change(table, after)
+            if feed is None or feed["over"]:
+                return actions
+            after = feed["version"]
+            if feed.get("to_act", me) != me:
+                continue
             answer = session.view(table)
+            if answer is None:
+                return actions
+        if answer["over"]:
+            return actions
+        view = answer["view"]
+        if view.get("to_act") != me:
+            after, answer = max(after, view["version"]), None
             continue
         try:
             action = decide(view)
@@ -251,17 +184,13 @@ def play_table(session: Session, table: str, decide: Decide) -> int:
             raise ActionRejected(f"decide raised {error!r}") from error
         if not isinstance(action, dict):
             raise ActionRejected(f"decide returned {action!r}, not an action dict")
-        acted = session.submit(table, view, action)
-        if acted is None:  # someone (a timeout) moved the table on: look again
-            answer = session.view(table)
-            continue
-        actions += 1
-        answer = acted
-    return actions
+        answer = session.submit(table, view, action)  # None: the table moved on, look again
+        if answer is not None:
+            actions += 1
 
 
 def run_bot(
-    client: ApiClient,
+    client: Transport,
     tournament_id: str,
     name: str,
     decide: Decide,
@@ -270,17 +199,24 @@ def run_bot(
     token: str | None = None,
     stop: threading.Event | None = None,
     on_registered: Callable[[Seat], None] | None = None,
+    retry: RetryPolicy | None = None,
+    watch: Watch = poll_feed,
 ) -> BotResult:
     """Register `name` (or resume with `token`) and play every table the bot is seated
     at, until it is out; then wait for the tournament's end to learn its place.
 
     An action the service rejects as invalid stops the bot, with the service's message
-    in the result. Setting `stop` ends the bot early by raising `BotStopped`.
+    in the result. Setting `stop` ends the bot early by raising `BotStopped`. A request
+    still failing when `retry`'s budget is spent raises `RetriesExhausted`.
     """
-    seat = resume(client, tournament_id, token) if token else register(client, tournament_id, name)
+    pause, policy = _pause(stop), retry or RetryPolicy()
+    if token:
+        seat = resume(client, tournament_id, token, pause=pause, retry=policy)
+    else:
+        seat = register(client, tournament_id, name, pause=pause, retry=policy)
     if on_registered is not None:
         on_registered(seat)
-    session = Session(client, tournament_id, seat, _pause(stop), poll_seconds)
+    session = Session(client, tournament_id, seat, pause, poll_seconds, policy, watch)
     played: set[str] = set()
     actions = 0
     try:

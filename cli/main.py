@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 
 from cli import admin
-from cli.api_client import DEFAULT_URL, ApiClient, ApiError
+from cli.api_client import DEFAULT_URL, ApiClient, ApiError, RetriesExhausted, RetryPolicy
 from cli.botkit import (
     BotLoadError,
     BotResult,
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     who = player.add_mutually_exclusive_group(required=True)
     who.add_argument("--name", help="register under this name")
     who.add_argument("--token", help="resume with the token printed when you registered")
+    _add_retry_budget(player)
 
     bot = commands.add_parser("bot", help="run bots that play with a decide(view) function")
     bot.add_argument(
@@ -51,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_service(bot)
     bot.add_argument("--name", help="bot names are NAME-1..NAME-N (default: the module's name)")
     bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
-    bot.add_argument("--poll", type=float, default=0.5, help="seconds between looks (0.5)")
+    bot.add_argument(
+        "--poll", type=float, default=0.5, help="seconds between looks at the table's feed (0.5)"
+    )
+    _add_retry_budget(bot)
 
     admin.add_admin_parser(commands)
     udp_bridge.add_parser(commands)
@@ -63,6 +67,18 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_service(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default=DEFAULT_URL, help=f"the service (default {DEFAULT_URL})")
     parser.add_argument("--tournament", required=True, help="the tournament id")
+
+
+def _add_retry_budget(parser: argparse.ArgumentParser) -> None:
+    budget = RetryPolicy().budget
+    parser.add_argument(
+        "--retry-budget",
+        type=float,
+        default=budget,
+        metavar="SECONDS",
+        help="how long to keep retrying a request the service is too busy for, or that"
+        f" could not reach it, before giving up (default {budget:g})",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -78,9 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if parsed.command == "play":
             client = ApiClient(parsed.url)
-            return play(client, parsed.tournament, name=parsed.name, token=parsed.token)
+            retry = RetryPolicy(budget=parsed.retry_budget)
+            return play(
+                client, parsed.tournament, name=parsed.name, token=parsed.token, retry=retry
+            )
         return _bots(parsed)
-    except ApiError as error:
+    except (ApiError, RetriesExhausted) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except OSError as error:
@@ -119,11 +138,11 @@ def _bots(args: argparse.Namespace) -> int:
         try:
             results[name] = run_bot(
                 client, args.tournament, name, decide, args.poll, stop=stop,
-                on_registered=registered,
+                on_registered=registered, retry=RetryPolicy(budget=args.retry_budget),
             )  # fmt: skip
         except BotStopped:
             results[name] = "stopped"
-        except (ApiError, OSError) as error:
+        except (ApiError, OSError, RetriesExhausted) as error:
             results[name] = f"stopped: {error}"
         finally:
             client.close()

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from core.actions import Action, Timeout, action_from_dict
-from core.audit import event_record, log_records
+from core.audit import event_record, log_records, records_after
 from core.errors import MatchOver, NotYourTurn
 from core.events import Event, PlayerId
 from core.match import Move, actor, replay, replay_log, replay_step, same_turn, turns
@@ -172,6 +172,28 @@ class TurnService:
             **_envelope(table),
             "complete": table.over,
             "records": log_records(log, None, revealed=table.over),
+        }
+
+    def feed(
+        self, tournament: str, ref: str, after: int, token: str | None = None
+    ) -> dict[str, Any]:
+        """The table's log records after version `after` as the token's holder (None: a
+        spectator) may see them: hidden dice stay hidden until the table is over. Also
+        the table's current `version` (the next `after`) and who is `to_act`."""
+        table = self._load(tournament, ref)
+        viewer = None if token is None else table.seating.seats[self._authenticate(table, token)]
+        records: list[dict[str, object]] = []
+        if after < table.version:
+            state, log = replay_log(table.seating, table.moves)
+            self._remember(table, state)
+            records = records_after(log, after, viewer, revealed=table.over)
+        else:  # a poll that finds nothing new replays no log (and its state is cached)
+            state = self._state(table)
+        return {
+            **_envelope(table),
+            "version": table.version,
+            "to_act": get_game(table.seating.game).to_act(state),
+            "records": records,
         }
 
     # --- helpers ---------------------------------------------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from infra.errors import Unauthorized
 
 BEARER_SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 
 
 def bearer_token(headers: Mapping[str, str] | None) -> str:
@@ -22,3 +23,11 @@ def bearer_token(headers: Mapping[str, str] | None) -> str:
             "send the token as 'Authorization: Bearer <token>'", rule="Authorization"
         )
     return token.strip()
+
+
+def optional_bearer_token(headers: Mapping[str, str] | None) -> str | None:
+    """The Bearer token if an `Authorization` header was sent (a malformed one is
+    `Unauthorized`, never taken for its absence); None without one."""
+    if not any(name.lower() == "authorization" for name in (headers or {})):
+        return None
+    return bearer_token(headers)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
+from functions.api.game_views import AsSent, GameView
 
 MAX_PLAYERS = 1_000_000
 MAX_ORDER = 10_000  # an order longer than this does not fit a request: use a seed
@@ -213,7 +214,7 @@ class TableView(Lazy):
     tournament: str
     table: str
     over: bool
-    view: dict[str, Any]
+    view: GameView
     events: list[dict[str, Any]] | None = None
 
 
@@ -225,6 +226,39 @@ class AuditLog(Lazy):
     over: bool
     complete: bool
     records: list[dict[str, Any]]
+
+
+class LoggedAction(AsSent):
+    """An action as the log records it: `timeout` is the scheduler's, on a player's behalf."""
+
+    kind: Literal["throw", "blind_reroll", "announce", "doubt", "stop", "concede", "timeout"]
+    value: int | None = Field(default=None, description="the value, for `announce` only")
+
+
+class LogRecord(AsSent):
+    """One step of a table (docs/audit-log.md): the seating (version 0) or one action."""
+
+    version: int = Field(description="the table's version after this step")
+    player: str | None = Field(description="who acted; null for the seating")
+    action: LoggedAction | None
+    events: list[dict[str, Any]] = Field(
+        description="what followed, each with its `type` (docs/audit-log.md); a throw"
+        " hidden from the caller has `dice: null`"
+    )
+    dice: list[int] | None = Field(
+        default=None, description="the dice drawn for the action: only once the table is over"
+    )
+
+
+class TableEvents(AsSent):
+    """A table's steps after the version asked for, as the caller may see them."""
+
+    tournament: str
+    table: str
+    over: bool
+    version: int = Field(description="the table's version now: ask next with `after` = this")
+    to_act: str | None = Field(description="whose turn it is now; null once over")
+    records: list[LogRecord] = Field(description="every step after `after`, oldest first")
 
 
 class ErrorBody(Lazy):

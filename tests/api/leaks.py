@@ -41,7 +41,7 @@ def leaks(viewer: str | None, body: Any, throws: Throws) -> list[str]:
     if not isinstance(body, dict) or body.get("over", True):
         return []  # errors carry no table; a finished table reveals everything
     found = []
-    version = body.get("view", {}).get("version")
+    version = body.get("view", body).get("version")  # a view, or the event feed
     table_throws = throws[body["table"]]
     for data in _dicts(body):
         if data.get("type") == "DiceThrown" and data.get("dice") is not None:

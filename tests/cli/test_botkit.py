@@ -108,8 +108,11 @@ def test_the_bot_command_imports_dotted_names_from_the_current_folder(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     unreachable = "http://127.0.0.1:9"  # nothing listens on the discard port
-    assert main(["bot", "kc_here", "--url", unreachable, "--tournament", "t-x"]) == 1
-    assert "kc_here-1: stopped: " in capsys.readouterr().out
+    command = ["bot", "kc_here", "--url", unreachable, "--tournament", "t-x"]
+    assert main([*command, "--retry-budget", "0.5"]) == 1
+    out = capsys.readouterr().out
+    assert "kc_here-1: stopped: POST /tournaments/t-x/players: gave up after " in out
+    assert "ConnectionRefusedError" in out
 
 
 @pytest.mark.parametrize("command", ["serve", "demo"])

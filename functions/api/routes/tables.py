@@ -1,15 +1,16 @@
-"""Table routes: the player's view and actions, the spectator view, the audit log."""
+"""Table routes: the player's view and actions, the spectator view, the event feed, the
+audit log."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Header
+from aws_lambda_powertools.event_handler.openapi.params import Header, Query
 from aws_lambda_powertools.metrics import MetricUnit
 
-from functions.api.auth import BEARER_SECURITY, bearer_token
-from functions.api.models import AuditLog, SubmitAction, TableView
+from functions.api.auth import BEARER_SECURITY, OPTIONAL_BEARER, bearer_token, optional_bearer_token
+from functions.api.models import AuditLog, SubmitAction, TableEvents, TableView
 from functions.observability import logger, metrics
 from functions.wiring import services
 
@@ -54,6 +55,26 @@ def submit_action(
     if answer["over"]:
         metrics.add_metric(name="TablesFinished", unit=MetricUnit.Count, value=1)
     return TableView.model_validate(answer)
+
+
+@router.get(
+    TABLE + "/events", tags=["public", "player"], summary="Event feed", security=OPTIONAL_BEARER
+)
+def table_events(
+    tournament_id: str,
+    table: str,
+    after: Annotated[
+        int, Query(ge=-1, description="the last version already seen; -1: from the seating on")
+    ] = -1,
+) -> TableEvents:
+    """Every step after version `after`, with its events as the caller may see them: with
+    a player's token, that seated player's view (their own dice under the cup); without
+    one, a spectator's. A doubt shows what was under the cup. Poll with `after` set to the
+    answer's `version`; an answer with no `records` has nothing new."""
+    token = optional_bearer_token(router.current_event.headers)
+    return TableEvents.model_validate(
+        services().turns.feed(tournament_id, table, after=after, token=token)
+    )
 
 
 @router.get(TABLE + "/log", tags=["public"], summary="Audit log")

@@ -1,6 +1,6 @@
 """A Knobelcup Mäxchen table told in the classic protocol's words.
 
-`TableStory` reads a table's log records in order (from `/log`, or from the answer to an
+`TableStory` reads a table's records in order (from its event feed, or from the answer to an
 action the bridge took) and says what the classic server would broadcast for them. It
 also keeps the little it needs to know whose turn it is, so the bridge asks the service
 nothing more between actions. docs/udp-bridge.md gives the mapping event by event.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cli.api_client import ApiClient, ApiError
-from cli.botkit import ActionRejected, Seat, Session, table_path
+from cli.session import ActionRejected, Seat, Session, table_path
 from cli.udp_bridge import protocol as p
 from cli.udp_bridge.prompts import Address, Prompts, Tally
 from cli.udp_bridge.roster import Bot, Roster
@@ -41,12 +41,10 @@ REFUSED = "refused"  # the service refused a bot's reply as against our rules
 def records_after(
     client: ApiClient, tournament: str, table: str, after: int
 ) -> tuple[bool, list[dict[str, Any]]]:
-    """Whether the table is over, and its log records past version `after` as anyone
-    may see them. (Reads the whole log; the table event feed will make this one call:
-    `GET .../events?after=V`.)"""
-    log_answer = client.ok("GET", table_path(tournament, table) + "/log")
-    records = [r for r in log_answer["records"] if r["version"] > after]
-    return bool(log_answer["over"]), records
+    """Whether the table is over, and its records past version `after` as anyone may
+    see them: the table's event feed."""
+    feed = client.ok("GET", table_path(tournament, table) + f"/events?after={after}")
+    return bool(feed["over"]), list(feed["records"])
 
 
 @dataclass(frozen=True)

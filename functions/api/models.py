@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
+from core.errors import InvalidName
+from core.names import MAX_LENGTH, MIN_LENGTH, display_name
 
 MAX_PLAYERS = 1_000_000
 MAX_ORDER = 10_000  # an order longer than this does not fit a request: use a seed
@@ -60,7 +63,22 @@ class TournamentCreated(Lazy):
 class Registration(Strict):
     """A player's registration."""
 
-    name: str = Field(min_length=1, max_length=40)
+    name: str = Field(
+        min_length=1,
+        description=f"the display name: {MIN_LENGTH} to {MAX_LENGTH} characters once"
+        " surrounding whitespace is trimmed, no control or invisible formatting characters;"
+        " unique in the tournament, compared ignoring case and Unicode compatibility forms"
+        " (NFKC); stored trimmed, in NFC",
+        examples=["Anna"],
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _a_display_name(cls, name: str) -> str:
+        try:
+            return display_name(name)
+        except InvalidName as error:
+            raise PydanticCustomError("invalid_name", str(error)) from None
 
 
 class PlayerRegistered(Lazy):

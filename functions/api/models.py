@@ -182,7 +182,8 @@ class TableSummary(Lazy):
     """One table of a round, for listings."""
 
     table: str
-    players: list[str]
+    players: list[str] = Field(description="player ids in seat order")
+    names: list[str] = Field(description="their display names, in the order of `players`")
     version: int
     over: bool
     ranking: list[str] | None
@@ -225,12 +226,20 @@ class SubmitAction(Strict):
     action: ActionBody
 
 
+class SeatedPlayer(Lazy):
+    """A player at a table: the id that views, events and logs name them by."""
+
+    id: str
+    name: str = Field(description="the player's display name")
+
+
 class TableView(Lazy):
     """A table as one viewer may see it; `events` only in answer to an action."""
 
     tournament: str
     table: str
     over: bool
+    players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     view: dict[str, Any]
     events: list[dict[str, Any]] | None = None
 
@@ -241,6 +250,7 @@ class AuditLog(Lazy):
     tournament: str
     table: str
     over: bool
+    players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     complete: bool
     records: list[dict[str, Any]]
 

@@ -1,4 +1,5 @@
-"""Display names: one per player in a tournament, checked at registration."""
+"""Display names: one per player in a tournament, checked at registration, and shown
+next to the player's id in every table view, action answer, log and round listing."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import pytest
 from apiclient import Stack
+from test_flow import create_and_start, play_round_one
 
 from core.names import MAX_LENGTH, name_key
 
@@ -109,3 +111,58 @@ def test_the_comparison_key_folds_case_and_compatibility_forms() -> None:
     assert name_key(" Straße ") == name_key("STRASSE") == "strasse"
     assert name_key("ﬁsh  and\u00a0chips") == "fish and chips"
     assert name_key("Änna") != name_key("Anna")
+
+
+def _names(players: list[dict[str, Any]]) -> dict[str, str]:
+    return {p["player_id"]: f"bot {n}" for n, p in enumerate(players)}
+
+
+def _assert_seated(body: dict[str, Any], names: dict[str, str]) -> None:
+    """The envelope names every seat, in seat order, as the view's seats do."""
+    seats = [seat["player"] for seat in body["view"]["seats"]]
+    assert body["players"] == [{"id": p, "name": names[p]} for p in seats]
+
+
+def test_every_table_answer_names_its_players(stack: Stack) -> None:
+    tournament, _, players = create_and_start(stack, table_size=4, advance=1)
+    names = _names(players)
+    first, token = players[0]["player_id"], players[0]["player_token"]
+    table = stack.api.call("GET", f"/tournaments/{tournament}/me", token=token).body["table"]
+    path = f"/tournaments/{tournament}/tables/{table}"
+    spectator = stack.api.call("GET", path).body
+    _assert_seated(spectator, names)
+    _assert_seated(stack.api.call("GET", path + "/me", token=token).body, names)
+    to_act = spectator["view"]["to_act"]
+    actor = next(p for p in players if p["player_id"] == to_act)
+    acted = stack.api.call(
+        "POST",
+        path + "/actions",
+        {"version": spectator["view"]["version"], "action": {"kind": "throw"}},
+        token=actor["player_token"],
+    )
+    assert acted.status == 200, acted.body
+    _assert_seated(acted.body, names)
+    log = stack.api.call("GET", path + "/log").body
+    assert log["players"] == spectator["players"]
+    assert first in [p["id"] for p in spectator["players"]]
+
+    play_round_one(stack, tournament, players, seed=5)
+    listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body["tables"]
+    for summary in listing:
+        assert summary["names"] == [names[p] for p in summary["players"]]
+
+
+def test_a_table_seated_before_names_were_stored_shows_the_ids(stack: Stack) -> None:
+    tournament, _, _ = create_and_start(stack, table_size=4, advance=1)
+    key = {"pk": {"S": f"T#{tournament}#TABLE#R1-1"}, "sk": {"S": "TABLE"}}
+    stack.dynamodb.update_item(
+        TableName="knobelcup",
+        Key=key,
+        UpdateExpression="REMOVE #n",
+        ExpressionAttributeNames={"#n": "names"},
+    )
+    view = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1").body
+    assert [p["name"] for p in view["players"]] == [p["id"] for p in view["players"]]
+    listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body["tables"]
+    assert listing[0]["names"] == listing[0]["players"]
+    assert listing[1]["names"] != listing[1]["players"]

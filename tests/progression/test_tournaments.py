@@ -149,5 +149,6 @@ def test_byes_in_the_first_and_a_later_round_carry_their_player_on(
     listing = run.call("GET", f"/tournaments/{run.tournament}/rounds/2").body["tables"]
     bye = next(t for t in listing if t["table"] == "R2-2")
     assert bye["over"] and bye["ranking"] == bye["players"]
+    assert bye["names"] == [run.bots[bye["players"][0]].name]
     refused = run.call("GET", f"/tournaments/{run.tournament}/tables/R2-2")
     assert refused.status == 409 and refused.body["rule"] == "bye"

@@ -116,6 +116,7 @@ def round_tables(
             TableSummary(
                 table=t.ref,
                 players=list(t.seating.seats),
+                names=list(t.seat_names()),
                 version=t.version,
                 over=t.over,
                 ranking=list(t.ranking) if t.over else None,

@@ -94,6 +94,7 @@ class StandingDetail(BaseModel):
 
     place: int = Field(ge=1)
     player: str
+    name: str = Field(description="The player's display name.")
     round: int = Field(ge=1)
     table_place: int = Field(ge=1)
     measure: int
@@ -103,6 +104,7 @@ class TournamentFinished(DomainEvent):
     """The final is over. The full standings are served by the API."""
 
     champion: str
+    champion_name: str = Field(description="The champion's display name.")
     players: int = Field(ge=1)
     top: list[StandingDetail] = Field(description="The first places, at most 10.")
     standings_path: str = Field(description="API path of the full standings.")

@@ -183,12 +183,20 @@ def _tournament_events(old: dict[str, Any] | None, new: dict[str, Any]) -> list[
     was = old.get("status", {}).get("S") if old is not None else None
     if tournament.status != Status.FINISHED or was == Status.FINISHED:
         return []
-    top = [StandingDetail(**row) for row in json.loads(new["top_standings"]["S"])]
+    # rows stored before names were: the id stands in
+    top = [
+        StandingDetail(**{**row, "name": row.get("name") or row["player"]})
+        for row in json.loads(new["top_standings"]["S"])
+    ]
     return [
         TournamentFinished(
             event_id=f"TournamentFinished:{tournament.id}",
             tournament=tournament.id,
             champion=tournament.champion,
+            champion_name=next(
+                (row.name for row in top if row.player == tournament.champion),
+                tournament.champion,
+            ),
             players=tournament.player_count,
             top=top,
             standings_path=f"/tournaments/{tournament.id}/standings",

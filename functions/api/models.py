@@ -103,6 +103,7 @@ class Standing(Lazy):
 
     place: int
     player: str
+    name: str = Field(description="the player's display name")
     round: int
     table_place: int
     measure: int
@@ -136,6 +137,9 @@ class TournamentView(Lazy):
     )
     rounds: list[RoundSummary]
     champion: str | None = Field(description="the final's winner, once finished")
+    champion_name: str | None = Field(
+        default=None, description="the champion's display name, once finished"
+    )
     standings: list[Standing] = Field(
         description="the first places once finished; all of them at /standings"
     )

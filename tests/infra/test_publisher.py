@@ -336,9 +336,9 @@ def test_a_root_complete_before_publishes_nothing() -> None:
 # --- tournaments -------------------------------------------------------------------------
 
 TOP = [
-    {"place": 1, "player": "p-anna", "round": 3, "table_place": 1, "measure": 0},
-    {"place": 2, "player": "p-ben", "round": 3, "table_place": 2, "measure": 1},
-    {"place": 3, "player": "p-cem", "round": 2, "table_place": 3, "measure": 2},
+    {"place": 1, "player": "p-anna", "round": 3, "table_place": 1, "measure": 0, "name": "Anna"},
+    {"place": 2, "player": "p-ben", "round": 3, "table_place": 2, "measure": 1, "name": "Ben"},
+    {"place": 3, "player": "p-cem", "round": 2, "table_place": 3, "measure": 2, "name": "Cem"},
 ]
 
 
@@ -362,14 +362,14 @@ def tournament(status: str, champion: str = "") -> TournamentRecord:
     )
 
 
-def finished_tournament() -> dict[str, Any]:
+def finished_tournament(top: list[dict[str, Any]] = TOP) -> dict[str, Any]:
     """The tournament item once `ProgressStore.finish` has set status, champion and top.
 
     `finish` writes `top_standings` as a JSON string; `TournamentRecord.to_item` does not
     write that attribute, so it is added here the way `finish` sets it.
     """
     item = tournament(Status.FINISHED, champion="p-anna").to_item()
-    item["top_standings"] = {"S": json.dumps(TOP, separators=(",", ":"))}
+    item["top_standings"] = {"S": json.dumps(top, separators=(",", ":"))}
     return item
 
 
@@ -380,11 +380,21 @@ def test_the_finished_tournament_is_tournament_finished() -> None:
             event_id=f"TournamentFinished:{T}",
             tournament=T,
             champion="p-anna",
+            champion_name="Anna",
             players=9,
             top=[StandingDetail(**row) for row in TOP],
             standings_path=f"/tournaments/{T}/standings",
         )
     ]
+
+
+def test_standings_stored_before_names_were_name_the_players_by_id() -> None:
+    running = tournament(Status.RUNNING).to_item()
+    unnamed = [{k: v for k, v in row.items() if k != "name"} for row in TOP]
+    [event] = events_of(modify(running, finished_tournament(unnamed)))
+    assert isinstance(event, TournamentFinished)
+    assert event.champion_name == "p-anna"
+    assert [row.name for row in event.top] == ["p-anna", "p-ben", "p-cem"]
 
 
 def test_a_finished_tournament_written_again_publishes_nothing() -> None:

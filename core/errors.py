@@ -65,3 +65,10 @@ class MatchNotOver(KnobelcupError):
     """An outcome was asked of a table that is still being played."""
 
     code = "match_not_over"
+
+
+class InvalidName(KnobelcupError):
+    """A player's display name that breaks the name rules (length, characters)."""
+
+    code = "invalid_name"
+    field = "name"

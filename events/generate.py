@@ -53,6 +53,7 @@ TOURNAMENT = "t-8fkq3wn2xa"
 TABLE = "R1-1"
 # Seat order (the seed's): Carla, Anna, Bernd, as in docs/api.md.
 SEATS = ("p-j2yukvqsiu", "p-jwn7yfsm6e", "p-bhfci9a8rg")
+NAMES = ("Carla", "Anna", "Bernd")
 OPTIONS = {
     "turn_timeout_seconds": 60,
     "forfeit_after_timeouts": 0,
@@ -83,6 +84,7 @@ def _table(version: int) -> TableRecord:
         seating=seating,
         token_hashes=tuple(hash_token(f"{player}.sample-token") for player in SEATS),
         moves=moves,
+        names=NAMES,
         last_keys=last_keys,
         ranking=game.outcome(state).ranking if game.is_over(state) else (),
         expires_at=NOW + RETENTION_DAYS * 86_400,

@@ -57,6 +57,14 @@ class RegistrationChanged(WrongStatus):
     code = "registration_changed"
 
 
+class NameTaken(KnobelcupError):
+    """Another player of the tournament registered the same name (compared as
+    `core.names.name_key` does)."""
+
+    code = "name_taken"
+    field = "name"
+
+
 class PlayerLimitReached(KnobelcupError):
     """Registration is full."""
 

@@ -34,6 +34,7 @@ class TableSeated(DomainEvent):
     table: str = Field(description="The table's name, such as R2-5 (round 2, fifth table).")
     round: int = Field(ge=1)
     players: list[str] = Field(description="Player ids in seat order.")
+    names: list[str] = Field(description="The players' display names, in seat order.")
     survivors: int = Field(ge=1, description="How many players the table sends on.")
     final: bool
 
@@ -44,6 +45,8 @@ class PlacementDetail(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     player: str
+    # a default: events made before names were may still be queued for the progression
+    name: str = Field(default="", description="The player's display name.")
     place: int = Field(ge=1)
     measure: int = Field(description="Penalty points, score or sticks, as `measure_name`.")
 
@@ -54,6 +57,9 @@ class TableFinished(DomainEvent):
     table: str
     round: int = Field(ge=1)
     players: list[str] = Field(description="Player ids in seat order.")
+    names: list[str] = Field(
+        default_factory=list, description="The players' display names, in seat order."
+    )
     placements: list[PlacementDetail] = Field(description="Every player, best first.")
     measure_name: str
     lower_measure_is_better: bool
@@ -67,7 +73,7 @@ class PlayerEliminated(DomainEvent):
     """A player's tournament is over: everyone but the champion, once."""
 
     player: str
-    name: str
+    name: str = Field(description="The player's display name.")
     round: int = Field(ge=1, description="The last round the player reached.")
     table: str = Field(description="The table they left from.")
     table_place: int = Field(ge=1)
@@ -88,6 +94,7 @@ class StandingDetail(BaseModel):
 
     place: int = Field(ge=1)
     player: str
+    name: str = Field(description="The player's display name.")
     round: int = Field(ge=1)
     table_place: int = Field(ge=1)
     measure: int
@@ -97,6 +104,7 @@ class TournamentFinished(DomainEvent):
     """The final is over. The full standings are served by the API."""
 
     champion: str
+    champion_name: str = Field(description="The champion's display name.")
     players: int = Field(ge=1)
     top: list[StandingDetail] = Field(description="The first places, at most 10.")
     standings_path: str = Field(description="API path of the full standings.")

@@ -13,7 +13,7 @@ tie on the first three form a *group* (`core.bracket.paged_standings`):
    place is their group's first place plus the players of their group seen before
    them, carried in the cursor (`seen`, aligned with `counts`). The step writes the
    places by seeding position (for `GET /me`) and one standings segment per group it
-   met (for `/standings`);
+   met (for `/standings`), with the players' names from the same read;
 then the completion marks the tournament `finished` with its champion and top places, in
 the one conditional write that removes the job. A step run again after a crash rewrites
 the same items, computed from the same cursor.
@@ -151,7 +151,10 @@ class FinishJob:
             seen,
             self._segment_rows,
         )
-        self._store.put_standings(tournament.id, segments, first, places, tournament.expires_at)
+        names = {player: found[player][2] for player in players}
+        self._store.put_standings(
+            tournament.id, segments, first, places, tournament.expires_at, names=names
+        )
         running = [seen_after.get(group, 0) for group in groups]
         following = {"counts": cursor["counts"], "seen": running, "next": end}
         return NextStep(JobState("finish", state.step + 1, "place", json.dumps(following), end))

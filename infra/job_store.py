@@ -116,17 +116,23 @@ class JobStore(ProgressStore):
         page = self._call(self._client.query, **kwargs)
         return [_exit_of(item) for item in page["Items"]], page.get("LastEvaluatedKey")
 
-    def exits_of(self, tournament: str, players: Sequence[str]) -> dict[str, tuple[int, Exit]]:
-        """The seeding position and exit of each of `players` who has both."""
+    def exits_of(self, tournament: str, players: Sequence[str]) -> dict[str, tuple[int, Exit, str]]:
+        """The seeding position, exit and display name of each of `players` who has
+        both a position and an exit."""
         keys = [
             {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + p}}
             for p in players
         ]
-        found: dict[str, tuple[int, Exit]] = {}
-        for item in self._batch_get_keys(keys, {"ProjectionExpression": _EXIT_PROJECTION}):
+        found: dict[str, tuple[int, Exit, str]] = {}
+        projection = {
+            "ProjectionExpression": f"{_EXIT_PROJECTION}, #name",
+            "ExpressionAttributeNames": {"#name": "name"},  # a reserved word
+        }
+        for item in self._batch_get_keys(keys, projection):
             player, exit = _exit_of(item)
             if exit is not None and "seed_position" in item:
-                found[player] = (int(item["seed_position"]["N"]), exit)
+                name = item.get("name", {}).get("S") or player
+                found[player] = (int(item["seed_position"]["N"]), exit, name)
         return found
 
     # --- lists of player ids -------------------------------------------------------------

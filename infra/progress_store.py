@@ -17,7 +17,8 @@ a redelivered or reordered event changes nothing twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.bracket import Standing
@@ -146,10 +147,13 @@ class ProgressStore(Repository):
         first_position: int,
         places: Sequence[int],
         expires_at: int,
+        *,
+        names: Mapping[str, str],
     ) -> None:
-        """Store standings `segments` and the places of the players at seeding positions
-        `first_position` on; the same arguments store the same items."""
-        items = [_segment_item(tournament, segment, expires_at) for segment in segments]
+        """Store standings `segments`, with the players' display names (`names`, by id),
+        and the places of the players at seeding positions `first_position` on; the same
+        arguments store the same items."""
+        items = [_segment_item(tournament, segment, names, expires_at) for segment in segments]
         end = first_position + len(places)
         position = first_position
         while position < end:  # split where a block of positions ends, to cap the size
@@ -186,7 +190,7 @@ class ProgressStore(Repository):
         rows: list[Standing] = []
         while not rows or rows[-1].place < offset + limit:
             page = self._call(self._client.query, **kwargs)
-            rows.extend(row for item in page["Items"] for row in _segment(item).rows())
+            rows.extend(row for item in page["Items"] for row in _segment_rows(item))
             if "LastEvaluatedKey" not in page:
                 break
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
@@ -260,7 +264,10 @@ def _places_key(tournament: str, position: int) -> dict[str, Any]:
     }
 
 
-def _segment_item(tournament: str, segment: Segment, expires_at: int) -> dict[str, Any]:
+def _segment_item(
+    tournament: str, segment: Segment, names: Mapping[str, str], expires_at: int
+) -> dict[str, Any]:
+    shown = [names.get(player) or player for player in segment.players]
     return {
         "pk": {"S": f"{tournament_pk(tournament)}#STANDINGS"},
         "sk": {"S": _sort_key(segment.first_place)},
@@ -271,9 +278,16 @@ def _segment_item(tournament: str, segment: Segment, expires_at: int) -> dict[st
         "table_place": {"N": str(segment.group.table_place)},
         "measure": {"N": str(segment.group.measure)},
         "players": {"S": " ".join(segment.players)},
+        # names stored with the places: a page of standings reads no player item
+        "names": {"S": json.dumps(shown, ensure_ascii=False, separators=(",", ":"))},
     }
 
 
-def _segment(item: dict[str, Any]) -> Segment:
+def _segment_rows(item: dict[str, Any]) -> list[Standing]:
+    """A segment's standings rows; the ids stand in as names in a segment stored before
+    names were."""
     group = Group(int(item["round"]["N"]), int(item["table_place"]["N"]), int(item["measure"]["N"]))
-    return Segment(int(item["first_place"]["N"]), group, tuple(item["players"]["S"].split(" ")))
+    players = tuple(item["players"]["S"].split(" "))
+    rows = Segment(int(item["first_place"]["N"]), group, players).rows()
+    names = json.loads(item["names"]["S"]) if "names" in item else players
+    return [row._replace(name=name) for row, name in zip(rows, names, strict=True)]

@@ -84,7 +84,7 @@ class ProgressionService:
         feeders = len(plan.feeders(successor))
         if len(arrived) == feeders:
             decision = seat_next(plan, successor, [arrived[slot] for slot in range(feeders)])
-            self._seat(tournament, decision)
+            self._seat(tournament, decision, finished)
 
     # --- steps -----------------------------------------------------------------------
 
@@ -117,8 +117,16 @@ class ProgressionService:
             if not complete:
                 return
 
-    def _seat(self, tournament: TournamentRecord, decision: SeatTable | ByeGiven) -> None:
+    def _seat(
+        self,
+        tournament: TournamentRecord,
+        decision: SeatTable | ByeGiven,
+        finished: TableFinished,
+    ) -> None:
         if isinstance(decision, ByeGiven):
+            # a lone player has one feeder, the table that just finished: its event
+            # names them (an event from before names were carries none: the id stands in)
+            names = dict(zip(finished.players, finished.names, strict=False))
             self._store.seat_table(
                 bye_table(
                     tournament.id,
@@ -126,6 +134,7 @@ class ProgressionService:
                     decision.player,
                     tournament.expires_at,
                     tournament.game,
+                    name=names.get(decision.player, decision.player),
                 )
             )
             self._store.move_player(
@@ -141,6 +150,7 @@ class ProgressionService:
                 tournament.game, decision.players, tournament.options, decision.survivors
             ),
             token_hashes=tuple(players[p].token_hash for p in decision.players),
+            names=tuple(players[p].name for p in decision.players),
             expires_at=tournament.expires_at,
             final=decision.final,
         )

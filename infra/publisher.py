@@ -91,6 +91,7 @@ def _table_events(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Domai
                 table=table.ref,
                 round=ref.round,
                 players=list(table.seating.seats),
+                names=list(table.seat_names()),
                 survivors=table.seating.survivors,
                 final=table.final,
             )
@@ -106,12 +107,17 @@ def table_finished_event(table: TableRecord) -> TableFinished:
     made: the publisher makes it from the stream, `infra.reconcile` from the stored item."""
     ref = TableRef.parse(table.ref)
     if table.bye:
-        placements = [PlacementDetail(player=table.ranking[0], place=1, measure=0)]
+        player = table.ranking[0]
+        placements = [
+            PlacementDetail(player=player, name=table.name_of(player), place=1, measure=0)
+        ]
         measure_name, lower_is_better = "none", True
     else:
         outcome = get_game(table.seating.game).outcome(replay(table.seating, table.moves))
         placements = [
-            PlacementDetail(player=p.player, place=p.place, measure=p.measure)
+            PlacementDetail(
+                player=p.player, name=table.name_of(p.player), place=p.place, measure=p.measure
+            )
             for p in outcome.placements
         ]
         measure_name, lower_is_better = outcome.measure_name, outcome.lower_measure_is_better
@@ -121,6 +127,7 @@ def table_finished_event(table: TableRecord) -> TableFinished:
         table=table.ref,
         round=ref.round,
         players=list(table.seating.seats),
+        names=list(table.seat_names()),
         placements=placements,
         measure_name=measure_name,
         lower_measure_is_better=lower_is_better,
@@ -176,12 +183,20 @@ def _tournament_events(old: dict[str, Any] | None, new: dict[str, Any]) -> list[
     was = old.get("status", {}).get("S") if old is not None else None
     if tournament.status != Status.FINISHED or was == Status.FINISHED:
         return []
-    top = [StandingDetail(**row) for row in json.loads(new["top_standings"]["S"])]
+    # rows stored before names were: the id stands in
+    top = [
+        StandingDetail(**{**row, "name": row.get("name") or row["player"]})
+        for row in json.loads(new["top_standings"]["S"])
+    ]
     return [
         TournamentFinished(
             event_id=f"TournamentFinished:{tournament.id}",
             tournament=tournament.id,
             champion=tournament.champion,
+            champion_name=next(
+                (row.name for row in top if row.player == tournament.champion),
+                tournament.champion,
+            ),
             players=tournament.player_count,
             top=top,
             standings_path=f"/tournaments/{tournament.id}/standings",

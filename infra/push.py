@@ -50,9 +50,16 @@ FANOUT_SECONDS = 20.0  # a third of the publisher's Timeout for a finished tourn
 
 
 def _table_fields(table: TableRecord, version: int) -> Message:
-    """What every message about a table says of it. The players' names join here
-    (`players: [{id, name}]`) once table items carry them."""
+    """What every message about a table says of it."""
     return {"tournament": table.tournament, "table": table.ref, "version": version}
+
+
+def _players(table: TableRecord) -> list[dict[str, str]]:
+    """Who sits at the table, in seat order, with their display names."""
+    return [
+        {"id": player, "name": name}
+        for player, name in zip(table.seating.seats, table.seat_names(), strict=True)
+    ]
 
 
 class TablePush:
@@ -75,12 +82,15 @@ class TablePush:
         to_act, entries = self._replayed()
         messages: list[Message] = []
         if self.seated and viewer is not None:
-            messages.append({"type": "seated", **_table_fields(table, 0)})
+            messages.append(
+                {"type": "seated", **_table_fields(table, 0), "players": _players(table)}
+            )
         messages.append(
             {
                 "type": "table_events",
                 **_table_fields(table, table.version),
                 "over": table.over,
+                "players": _players(table),
                 "records": records_after(entries, self.after, viewer, revealed=table.over),
             }
         )

@@ -8,6 +8,11 @@ shard holds its own share of `player_limit` and its own copy of "registration op
 Closing registration (by the organizer or the start) flips every shard and the
 tournament in one transaction, so no registration can count after it and the sum of
 the shards is exact from then on.
+
+A name is claimed in the same transaction: one item per name in use
+(`T#<t>#NAME#<name key>`), put only if it does not exist, so two players cannot take
+one name however close together they register, and no item is written by more than
+the one registration that claims it.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from infra.records import tournament_pk
 
 SHARDS = 64  # one transaction closes them all with the tournament: at most 99
 SHARD_SK = "REG"
+NAME_SK = "NAME"
 
 
 def shard_key(tournament: str, shard: int) -> dict[str, Any]:
@@ -59,5 +65,21 @@ def shard_item(tournament: str, shard: int, player_limit: int, expires_at: int) 
         "open": {"BOOL": False},
         "taken": {"N": "0"},
         "capacity": {"N": str(shard_capacity(player_limit, shard))},
+        "expires_at": {"N": str(expires_at)},
+    }
+
+
+def name_claim_key(tournament: str, key: str) -> dict[str, Any]:
+    """The key of the item claiming the name whose comparison key is `key`
+    (`core.names.name_key`): a partition each."""
+    return {"pk": {"S": f"{tournament_pk(tournament)}#NAME#{key}"}, "sk": {"S": NAME_SK}}
+
+
+def name_claim_item(tournament: str, key: str, player: str, expires_at: int) -> dict[str, Any]:
+    """The claim of a name by `player`."""
+    return {
+        **name_claim_key(tournament, key),
+        "kind": {"S": "name_claim"},
+        "player": {"S": player},
         "expires_at": {"N": str(expires_at)},
     }

@@ -15,7 +15,9 @@ from typing import Any, NoReturn, TypeVar
 
 from botocore.exceptions import ClientError
 
+from core.names import name_key
 from infra.errors import (
+    NameTaken,
     NotFound,
     PlayerLimitReached,
     RegistrationChanged,
@@ -33,7 +35,14 @@ from infra.records import (
     TournamentRecord,
     tournament_pk,
 )
-from infra.registration import SHARDS, shard_choices, shard_item, shard_key, shards_for
+from infra.registration import (
+    SHARDS,
+    name_claim_item,
+    shard_choices,
+    shard_item,
+    shard_key,
+    shards_for,
+)
 from infra.table_item import TableRecord, from_item, table_key, to_item
 
 _THROTTLING = {
@@ -167,9 +176,13 @@ class Repository:
     # --- players ---------------------------------------------------------------------
 
     def add_player(self, player: PlayerRecord) -> None:
-        """Register `player` and count them on a registration shard, atomically, while
-        registration is open and the shard below its share of the limit; a full shard
-        passes the player on to the next, so the limit is exact."""
+        """Register `player`, claim their name and count them on a registration shard,
+        atomically, while registration is open, the shard below its share of the limit
+        and the name free (else `NameTaken`); a full shard passes the player on to the
+        next, so the limit is exact."""
+        claim = name_claim_item(
+            player.tournament, name_key(player.name), player.id, player.expires_at
+        )
         choices = shard_choices(player.id)
         keys = [shard_key(player.tournament, shard) for shard in choices]
         counts = {item["pk"]["S"]: int(item["taken"]["N"]) for item in self._batch_get_keys(keys)}
@@ -199,10 +212,22 @@ class Repository:
                             "ConditionExpression": "attribute_not_exists(pk)",
                         }
                     },
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": claim,
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
                 ]
             )
             if reasons is None:
                 return
+            if reasons[0] != "ConditionalCheckFailed" and reasons[2:] == ["ConditionalCheckFailed"]:
+                raise NameTaken(
+                    f"the name {player.name!r} is taken in this tournament",
+                    rule="player name",
+                )
             found = self._get(shard_key(player.tournament, shard))
             if found is None or not found["open"]["BOOL"]:
                 self._refuse_registration(player.tournament)

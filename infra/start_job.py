@@ -183,12 +183,14 @@ def _round_one_table(
             decision.player,
             tournament.expires_at,
             tournament.game,
+            name=players[decision.player].name,
         )
     return TableRecord(
         tournament=tournament.id,
         ref=str(decision.table),
         seating=Seating(tournament.game, decision.players, tournament.options, decision.survivors),
         token_hashes=tuple(players[p].token_hash for p in decision.players),
+        names=tuple(players[p].name for p in decision.players),
         expires_at=tournament.expires_at,
         final=decision.final,
     )

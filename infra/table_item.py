@@ -98,6 +98,9 @@ class TableRecord:
     seating: Seating
     token_hashes: tuple[str, ...]  # per seat: hash of that player's token
     moves: list[Move] = field(default_factory=list)
+    # per seat: the player's display name, stored at the seating so that no view needs
+    # a player read; () on tables seated before names were stored
+    names: tuple[str, ...] = ()
     # per seat: the hash of that player's last Idempotency-Key and the version it made
     last_keys: dict[int, tuple[str, int]] = field(default_factory=dict)
     ranking: tuple[str, ...] = ()  # set once the table is over
@@ -120,6 +123,16 @@ class TableRecord:
         """True once the table has a ranking."""
         return bool(self.ranking)
 
+    def seat_names(self) -> tuple[str, ...]:
+        """Each seat's display name; the player's id where none is stored."""
+        if len(self.names) == len(self.seating.seats):
+            return self.names
+        return self.seating.seats
+
+    def name_of(self, player: str) -> str:
+        """The display name of `player`, who sits here; their id where none is stored."""
+        return self.seat_names()[self.seating.seats.index(player)]
+
 
 def to_item(record: TableRecord) -> dict[str, Any]:
     """The DynamoDB item (attribute values) of `record`."""
@@ -138,6 +151,8 @@ def to_item(record: TableRecord) -> dict[str, Any]:
         "version": {"N": str(record.version)},
         "status": {"S": _status(record)},
     }
+    if record.names:
+        item["names"] = {"S": json.dumps(record.names, ensure_ascii=False, separators=(",", ":"))}
     if record.final:
         item["final"] = {"BOOL": True}
     if record.last_keys:
@@ -176,6 +191,7 @@ def from_item(item: dict[str, Any]) -> TableRecord:
         ),
         token_hashes=tuple(item["token_hashes"]["S"].split(" ")),
         moves=decode_moves(item["moves"]["S"]),
+        names=tuple(json.loads(item["names"]["S"])) if "names" in item else (),
         last_keys=last_keys,
         ranking=tuple(item["ranking"]["S"].split(" ")) if "ranking" in item else (),
         expires_at=int(item["expires_at"]["N"]) if "expires_at" in item else 0,
@@ -192,13 +208,16 @@ def _status(record: TableRecord) -> str:
     return "over" if record.ranking else "playing"
 
 
-def bye_table(tournament: str, ref: str, player: str, expires_at: int, game: str) -> TableRecord:
+def bye_table(
+    tournament: str, ref: str, player: str, expires_at: int, game: str, *, name: str
+) -> TableRecord:
     """The table of a player who would sit alone: over at once, the player going on."""
     return TableRecord(
         tournament=tournament,
         ref=ref,
         seating=Seating(game, (player,), {}, 1),
         token_hashes=("-",),
+        names=(name,),
         ranking=(player,),
         expires_at=expires_at,
         bye=True,

@@ -20,6 +20,7 @@ from core.bracket import (
     TableRef,
     organizer_order,
 )
+from core.names import display_name
 from core.options import options_dict
 from core.registry import get_game
 from infra import start_job
@@ -123,7 +124,9 @@ class TournamentService:
         return self.get(tournament)
 
     def register(self, tournament: str, name: str) -> tuple[PlayerRecord, str]:
-        """A new player and their token (shown only now, stored as a hash)."""
+        """A new player and their token (shown only now, stored as a hash). `name` is
+        stored as `core.names.display_name` makes it, and must be free (`NameTaken`)."""
+        name = display_name(name)
         player_id = new_id("p")
         token = new_token(player_id)
         now = int(self._clock())

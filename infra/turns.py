@@ -326,7 +326,16 @@ def _repeated_version(
 
 
 def _envelope(table: TableRecord) -> dict[str, Any]:
-    return {"tournament": table.tournament, "table": table.ref, "over": table.over}
+    return {
+        "tournament": table.tournament,
+        "table": table.ref,
+        "over": table.over,
+        # names come from the table item itself: a view or an action reads nothing more
+        "players": [
+            {"id": player, "name": name}
+            for player, name in zip(table.seating.seats, table.seat_names(), strict=True)
+        ],
+    }
 
 
 def _answer(
@@ -336,8 +345,7 @@ def _answer(
     see it. Built the same way for the first attempt and for every retry."""
     over = game.is_over(state)
     return {
-        "tournament": table.tournament,
-        "table": table.ref,
+        **_envelope(table),
         "over": over,
         "view": game.view(state, player),
         "events": [event_record(e, player, over) for e in events],

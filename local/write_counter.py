@@ -46,8 +46,10 @@ class WriteCounter:
 
 def item_kind(key: Key) -> str:
     """What an item is, from its key: `table`, `arrivals`, `round node`, `player`,
-    `registration shard`, ..."""
+    `registration shard`, `name claim`, ..."""
     pk, sk = key
+    if "#NAME#" in pk:  # first: a name may hold anything (case folded: no `#TABLE#`)
+        return "name claim"
     if "#TABLE#" in pk:
         return "table" if sk == "TABLE" else "arrivals"
     if "#ROUND#" in pk:

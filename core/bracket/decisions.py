@@ -39,7 +39,8 @@ class Standing(NamedTuple):
 
     `round` is the last round the player reached, `table_place` their place at the table
     they left from, and `measure` the game's measure turned so that lower is better
-    (`Outcome.standing_measure`: penalty points as they are, scores negated).
+    (`Outcome.standing_measure`: penalty points as they are, scores negated). `name` is
+    the player's display name where the caller knows it ('' in the bracket engine).
     """
 
     place: int
@@ -47,6 +48,7 @@ class Standing(NamedTuple):
     round: int
     table_place: int
     measure: int
+    name: str = ""
 
 
 class TournamentFinished(NamedTuple):

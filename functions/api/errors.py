@@ -13,6 +13,7 @@ from core.errors import KnobelcupError
 from functions.observability import logger
 from infra.errors import (
     Forbidden,
+    NameTaken,
     NotFound,
     PlayerLimitReached,
     StaleVersion,
@@ -30,6 +31,7 @@ _STATUS: tuple[tuple[type[KnobelcupError], int], ...] = (
     (TurnConflict, 409),
     (WrongStatus, 409),
     (PlayerLimitReached, 409),
+    (NameTaken, 409),
     (Throttled, 429),
     (InvalidBracket, 422),
 )
@@ -59,6 +61,7 @@ def register(app: APIGatewayHttpResolver) -> None:
             status_of(error),
             error.code,
             str(error),
+            field=getattr(error, "field", None),
             rule=error.rule or None,
             current_version=getattr(error, "current_version", None),
         )

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
+from core.errors import InvalidName
+from core.names import MAX_LENGTH, MIN_LENGTH, display_name
 from functions.api.game_views import AsSent, GameView
 
 MAX_PLAYERS = 1_000_000
@@ -61,7 +64,22 @@ class TournamentCreated(Lazy):
 class Registration(Strict):
     """A player's registration."""
 
-    name: str = Field(min_length=1, max_length=40)
+    name: str = Field(
+        min_length=1,
+        description=f"the display name: {MIN_LENGTH} to {MAX_LENGTH} characters once"
+        " surrounding whitespace is trimmed, no control or invisible formatting characters;"
+        " unique in the tournament, compared ignoring case and Unicode compatibility forms"
+        " (NFKC); stored trimmed, in NFC",
+        examples=["Anna"],
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _a_display_name(cls, name: str) -> str:
+        try:
+            return display_name(name)
+        except InvalidName as error:
+            raise PydanticCustomError("invalid_name", str(error)) from None
 
 
 class PlayerRegistered(Lazy):
@@ -86,6 +104,7 @@ class Standing(Lazy):
 
     place: int
     player: str
+    name: str = Field(description="the player's display name")
     round: int
     table_place: int
     measure: int
@@ -119,6 +138,9 @@ class TournamentView(Lazy):
     )
     rounds: list[RoundSummary]
     champion: str | None = Field(description="the final's winner, once finished")
+    champion_name: str | None = Field(
+        default=None, description="the champion's display name, once finished"
+    )
     standings: list[Standing] = Field(
         description="the first places once finished; all of them at /standings"
     )
@@ -165,7 +187,8 @@ class TableSummary(Lazy):
     """One table of a round, for listings."""
 
     table: str
-    players: list[str]
+    players: list[str] = Field(description="player ids in seat order")
+    names: list[str] = Field(description="their display names, in the order of `players`")
     version: int
     over: bool
     ranking: list[str] | None
@@ -208,12 +231,20 @@ class SubmitAction(Strict):
     action: ActionBody
 
 
+class SeatedPlayer(Lazy):
+    """A player at a table: the id that views, events and logs name them by."""
+
+    id: str
+    name: str = Field(description="the player's display name")
+
+
 class TableView(Lazy):
     """A table as one viewer may see it; `events` only in answer to an action."""
 
     tournament: str
     table: str
     over: bool
+    players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     view: GameView
     events: list[dict[str, Any]] | None = None
 
@@ -224,6 +255,7 @@ class AuditLog(Lazy):
     tournament: str
     table: str
     over: bool
+    players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     complete: bool
     records: list[dict[str, Any]]
 
@@ -256,6 +288,7 @@ class TableEvents(AsSent):
     tournament: str
     table: str
     over: bool
+    players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     version: int = Field(description="the table's version now: ask next with `after` = this")
     to_act: str | None = Field(description="whose turn it is now; null once over")
     records: list[LogRecord] = Field(description="every step after `after`, oldest first")

@@ -111,3 +111,30 @@ def test_sixteen_racers_one_winner_per_version(served: ApiClient) -> None:
         assert [e["type"] for e in winner["events"]] == [e["type"] for e in record["events"]]
     if log["complete"]:
         verify(log["records"])
+
+
+def _register(task: tuple[str, str]) -> tuple[int, Any]:
+    tournament, name = task
+    assert _barrier is not None
+    _barrier.wait(timeout=60)
+    answer = ApiClient().call("POST", f"/tournaments/{tournament}/players", {"name": name})
+    return answer.status, answer.body
+
+
+def test_sixteen_registrations_of_one_name_one_player(served: ApiClient) -> None:
+    api = served
+    created = api.call("POST", "/tournaments", {"game": "maexchen"}).body
+    tournament, organizer = created["tournament_id"], created["organizer_token"]
+    api.call("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
+    # one name, written as differently as its comparison allows
+    spellings = ["Anna", "anna", " ANNA ", "ＡＮＮＡ"]
+    context = multiprocessing.get_context("fork")
+    barrier = context.Barrier(RACERS)
+    with context.Pool(RACERS, initializer=_start_container, initargs=(barrier,)) as pool:
+        tasks = [(tournament, spellings[racer % len(spellings)]) for racer in range(RACERS)]
+        results = pool.map(_register, tasks, chunksize=1)
+    registered = [body for status, body in results if status == 201]
+    refused = [(status, body) for status, body in results if status != 201]
+    assert len(registered) == 1, results
+    assert all(s == 409 and b["code"] == "name_taken" for s, b in refused), refused
+    assert api.call("GET", f"/tournaments/{tournament}").body["player_count"] == 1

@@ -4,6 +4,7 @@ dies after writing runs again to the same items; an old `JobStepReady` does noth
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -100,7 +101,7 @@ def stored(store: JobStore, bracket: Bracket) -> None:
         PlayerRecord(
             tournament=T,
             id=player,
-            name=player,
+            name=name_of(player),
             token_hash=hash_token(token(player)),
             registered_at=0,
             expires_at=tournament.expires_at,
@@ -118,6 +119,11 @@ def stored(store: JobStore, bracket: Bracket) -> None:
         for position, player in enumerate(order)
     )
     store.put_id_chunks(T, ORDER, 0, list(chunked(order, ORDER_CHUNK)), 2_000_000_000)
+
+
+def name_of(player: str) -> str:
+    """A display name unlike the id, with a space and letters beyond ASCII."""
+    return f"Spieler Ö {player}"
 
 
 def token(player: str) -> str:
@@ -146,7 +152,8 @@ def all_standings(limit: int) -> list[dict[str, Any]]:
 
 
 def as_rows(standings: tuple[Standing, ...]) -> list[dict[str, Any]]:
-    return [s._asdict() for s in standings]
+    """The standings as the API shows them: each row with the player's name."""
+    return [s._replace(name=name_of(s.player))._asdict() for s in standings]
 
 
 @pytest.mark.parametrize(
@@ -178,6 +185,7 @@ def test_many_tiny_steps_give_the_standings_and_every_place(
     view = api("GET", f"/tournaments/{T}")
     assert view["status"] == "finished"
     assert view["champion"] == bracket.champion == expected[0]["player"]
+    assert view["champion_name"] == name_of(bracket.champion)
     assert view["standings"] == expected[:10]
 
 
@@ -191,10 +199,10 @@ def test_a_step_that_dies_after_writing_runs_again_to_the_same_items(
     put_standings = store.put_standings
     calls = 0
 
-    def dies_on_the_third(*args: Any) -> None:
+    def dies_on_the_third(*args: Any, **kwargs: Any) -> None:
         nonlocal calls
         calls += 1
-        put_standings(*args)
+        put_standings(*args, **kwargs)
         if calls == 3:
             raise RuntimeError("the function died after writing its standings")
 
@@ -241,3 +249,34 @@ def test_an_old_job_step_ready_does_nothing(store: JobStore) -> None:
         assert runner.run(copy) == "stale"
     assert store.get_tournament(T) == finished
     assert all_standings(1000) == as_rows(bracket.standings)
+
+
+def test_standings_stored_before_names_were_show_the_ids(store: JobStore) -> None:
+    bracket = played(12, 4, 2, 5)
+    stored(store, bracket)
+    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    tiny_runner(store).run_to_end(T)
+    client = boto3.client("dynamodb")
+    for item in standings_items(store):
+        key = {"pk": item["pk"], "sk": item["sk"]}
+        client.update_item(
+            TableName=TABLE,
+            Key=key,
+            UpdateExpression="REMOVE #n",
+            ExpressionAttributeNames={"#n": "names"},
+        )
+    finished = store.get_tournament(T)
+    assert finished is not None
+    unnamed = [{k: v for k, v in row.items() if k != "name"} for row in finished.top_standings]
+    client.update_item(
+        TableName=TABLE,
+        Key={"pk": {"S": f"T#{T}"}, "sk": {"S": "META"}},
+        UpdateExpression="SET top_standings = :top",
+        ExpressionAttributeValues={":top": {"S": json.dumps(unnamed)}},
+    )
+
+    expected = [{**s._asdict(), "name": s.player} for s in bracket.standings]
+    assert all_standings(5) == expected
+    view = api("GET", f"/tournaments/{T}")
+    assert view["standings"] == expected[:10]
+    assert view["champion_name"] == bracket.champion

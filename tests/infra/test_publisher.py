@@ -43,6 +43,7 @@ T = "t-abc234"
 EXPIRES = 1_900_000_000
 AT = 1_800_000_000.0
 SEATS = ("p-anna", "p-ben", "p-cem", "p-dora")
+NAMES = {"p-anna": "Anna", "p-ben": "Ben", "p-cem": "Cem", "p-dora": "Dörte Ünal"}
 
 
 def played(seed: int, seats: tuple[str, ...] = SEATS) -> tuple[Seating, list[Move], Outcome]:
@@ -60,9 +61,15 @@ def played(seed: int, seats: tuple[str, ...] = SEATS) -> tuple[Seating, list[Mov
 
 
 def table(
-    seating: Seating, moves: list[Move], ranking: tuple[str, ...] = (), ref: str = "R2-5"
+    seating: Seating,
+    moves: list[Move],
+    ranking: tuple[str, ...] = (),
+    ref: str = "R2-5",
+    *,
+    named: bool = True,
 ) -> dict[str, Any]:
-    """The item of table `ref` after `moves` (over when it has a ranking)."""
+    """The item of table `ref` after `moves` (over when it has a ranking); `named`:
+    with the players' names, as tables are seated since names are stored."""
     return to_item(
         TableRecord(
             tournament=T,
@@ -70,6 +77,7 @@ def table(
             seating=seating,
             token_hashes=tuple(f"hash-{n}" for n in range(len(seating.seats))),
             moves=list(moves),
+            names=tuple(NAMES[p] for p in seating.seats) if named else (),
             last_keys={0: ("key", len(moves))} if moves else {},
             ranking=ranking,
             expires_at=EXPIRES,
@@ -105,6 +113,7 @@ def test_a_seated_table_is_one_table_seated(
             table="R2-5",
             round=2,
             players=list(SEATS),
+            names=["Anna", "Ben", "Cem", "Dörte Ünal"],
             survivors=2,
             final=False,
         )
@@ -128,8 +137,9 @@ def test_the_last_move_is_one_table_finished_with_the_games_outcome(seed: int) -
         table="R2-5",
         round=2,
         players=list(SEATS),
+        names=["Anna", "Ben", "Cem", "Dörte Ünal"],
         placements=[
-            PlacementDetail(player=p.player, place=p.place, measure=p.measure)
+            PlacementDetail(player=p.player, name=NAMES[p.player], place=p.place, measure=p.measure)
             for p in outcome.placements
         ],
         measure_name="penalty_points",
@@ -142,6 +152,19 @@ def test_the_last_move_is_one_table_finished_with_the_games_outcome(seed: int) -
     assert [p.player for p in event.placements] == list(outcome.ranking)
     assert event.measure_name == outcome.measure_name
     assert event.lower_measure_is_better == outcome.lower_measure_is_better
+
+
+def test_a_table_seated_before_names_were_stored_names_its_players_by_id(
+    game_played: tuple[Seating, list[Move], Outcome],
+) -> None:
+    seating, moves, outcome = game_played
+    [seated] = events_of(insert(table(seating, [], named=False)))
+    assert isinstance(seated, TableSeated) and seated.names == list(SEATS)
+    old = table(seating, moves[:-1], named=False)
+    [finished] = events_of(modify(old, table(seating, moves, outcome.ranking, named=False)))
+    assert isinstance(finished, TableFinished)
+    assert finished.names == list(SEATS)
+    assert [p.name for p in finished.placements] == list(outcome.ranking)
 
 
 def test_a_repeated_final_write_publishes_nothing(
@@ -163,7 +186,7 @@ def test_moves_during_play_publish_nothing(
 
 
 def test_a_bye_is_only_table_finished() -> None:
-    item = to_item(bye_table(T, "R3-2", "p-eve", EXPIRES, "maexchen"))
+    item = to_item(bye_table(T, "R3-2", "p-eve", EXPIRES, "maexchen", name="Eve"))
     assert events_of(insert(item)) == [
         TableFinished(
             event_id=f"TableFinished:{T}:R3-2",
@@ -171,7 +194,8 @@ def test_a_bye_is_only_table_finished() -> None:
             table="R3-2",
             round=3,
             players=["p-eve"],
-            placements=[PlacementDetail(player="p-eve", place=1, measure=0)],
+            names=["Eve"],
+            placements=[PlacementDetail(player="p-eve", name="Eve", place=1, measure=0)],
             measure_name="none",
             lower_measure_is_better=True,
             survivors=1,
@@ -312,9 +336,9 @@ def test_a_root_complete_before_publishes_nothing() -> None:
 # --- tournaments -------------------------------------------------------------------------
 
 TOP = [
-    {"place": 1, "player": "p-anna", "round": 3, "table_place": 1, "measure": 0},
-    {"place": 2, "player": "p-ben", "round": 3, "table_place": 2, "measure": 1},
-    {"place": 3, "player": "p-cem", "round": 2, "table_place": 3, "measure": 2},
+    {"place": 1, "player": "p-anna", "round": 3, "table_place": 1, "measure": 0, "name": "Anna"},
+    {"place": 2, "player": "p-ben", "round": 3, "table_place": 2, "measure": 1, "name": "Ben"},
+    {"place": 3, "player": "p-cem", "round": 2, "table_place": 3, "measure": 2, "name": "Cem"},
 ]
 
 
@@ -338,14 +362,14 @@ def tournament(status: str, champion: str = "") -> TournamentRecord:
     )
 
 
-def finished_tournament() -> dict[str, Any]:
+def finished_tournament(top: list[dict[str, Any]] = TOP) -> dict[str, Any]:
     """The tournament item once `ProgressStore.finish` has set status, champion and top.
 
     `finish` writes `top_standings` as a JSON string; `TournamentRecord.to_item` does not
     write that attribute, so it is added here the way `finish` sets it.
     """
     item = tournament(Status.FINISHED, champion="p-anna").to_item()
-    item["top_standings"] = {"S": json.dumps(TOP, separators=(",", ":"))}
+    item["top_standings"] = {"S": json.dumps(top, separators=(",", ":"))}
     return item
 
 
@@ -356,11 +380,21 @@ def test_the_finished_tournament_is_tournament_finished() -> None:
             event_id=f"TournamentFinished:{T}",
             tournament=T,
             champion="p-anna",
+            champion_name="Anna",
             players=9,
             top=[StandingDetail(**row) for row in TOP],
             standings_path=f"/tournaments/{T}/standings",
         )
     ]
+
+
+def test_standings_stored_before_names_were_name_the_players_by_id() -> None:
+    running = tournament(Status.RUNNING).to_item()
+    unnamed = [{k: v for k, v in row.items() if k != "name"} for row in TOP]
+    [event] = events_of(modify(running, finished_tournament(unnamed)))
+    assert isinstance(event, TournamentFinished)
+    assert event.champion_name == "p-anna"
+    assert [row.name for row in event.top] == ["p-anna", "p-ben", "p-cem"]
 
 
 def test_a_finished_tournament_written_again_publishes_nothing() -> None:
@@ -472,6 +506,7 @@ def some_events(count: int) -> list[DomainEvent]:
                     table=f"R1-{n}",
                     round=1,
                     players=["p-a", "p-b"],
+                    names=["A", "B"],
                     survivors=1,
                     final=False,
                 )

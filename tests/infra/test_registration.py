@@ -75,3 +75,5 @@ def test_registrations_on_moto_write_no_shard_more_than_its_share_plus_10() -> N
     # each shard: its creation, the opening, and its share of the registrations
     assert max(shards) <= 2 + limit // SHARDS + 10, shards
     assert writes.hottest("tournament")[1] <= 3, "the tournament item counts no registration"
+    claims = [n for key, n in writes.by_item.items() if item_kind(key) == "name claim"]
+    assert len(claims) == limit and max(claims) == 1, "a name claim is written once"

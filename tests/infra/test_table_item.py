@@ -61,12 +61,25 @@ def test_a_table_item_round_trips(game_name: str, seed: int, seats: int) -> None
         seating=seating,
         token_hashes=tuple(f"hash{n}" for n in range(seats)),
         moves=moves,
+        names=tuple(f'Spieler {n} "Ü" 🎲' for n in range(seats)),
         last_keys={0: ("k" * 16, 3)},
         ranking=("p-1", "p-0"),
         expires_at=1_900_000_000,
     )
     assert from_item(to_item(record)) == record
     assert decode_moves(encode_moves(moves)) == moves
+
+
+def test_a_table_stored_before_names_loads_and_names_its_players_by_id() -> None:
+    record = replace(_in_play(), names=("Anna", "Ben", "Cem", "Dora"))
+    assert record.seat_names() == ("Anna", "Ben", "Cem", "Dora")
+    assert record.name_of("p-2") == "Cem"
+    item = to_item(record)
+    assert item["names"] == {"S": '["Anna","Ben","Cem","Dora"]'}
+    del item["names"]
+    legacy = from_item(item)
+    assert legacy.names == () and legacy.seat_names() == legacy.seating.seats
+    assert legacy.name_of("p-2") == "p-2"
 
 
 def test_moves_are_a_letter_and_their_digits() -> None:

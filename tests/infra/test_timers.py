@@ -247,7 +247,7 @@ def test_a_repeated_write_changes_no_schedule(version: int, over: bool) -> None:
 
 def test_a_bye_has_no_deadline() -> None:
     client = FakeScheduler()
-    bye = to_item(bye_table(T, "R3-2", "p-eve", 1_900_000_000, "maexchen"))
+    bye = to_item(bye_table(T, "R3-2", "p-eve", 1_900_000_000, "maexchen", name="Eve"))
     timers = TurnTimers(client, SETTINGS)
     timers.on_table_change(change(None, bye))
     timers.on_table_change(change(bye, bye))

@@ -33,6 +33,10 @@ def assert_tournament_complete(run: BotTournament, final: dict[str, Any], player
     champion = run.bots[final["champion"]]
     assert standings[0]["player"] == champion.name
     assert final["standings"][0]["player"] == final["champion"]
+    # `standings()` puts the bots' names for the ids: the rows' own names must match
+    assert all(row["name"] == row["player"] for row in standings)
+    assert final["champion_name"] == champion.name
+    assert all(row["name"] == run.bots[row["player"]].name for row in final["standings"])
     rounds = [row["round"] for row in standings]
     assert rounds == sorted(rounds, reverse=True), "a later round reached ranks first"
 
@@ -54,12 +58,28 @@ def assert_tournament_complete(run: BotTournament, final: dict[str, Any], player
         e["detail"]["player"] for e in events.values() if e["detail-type"] == "PlayerEliminated"
     }
     assert final["champion"] not in eliminated
+    assert_events_name_the_players(run, list(events.values()))
 
     for bot in [*list(run.bots.values())[:5], champion]:
         me = run.call("GET", f"/tournaments/{run.tournament}/me", token=bot.token).body
         place = next(row["place"] for row in standings if row["player"] == bot.name)
         assert me["place"] == place
         assert me["eliminated"] == (bot is not champion)
+
+
+def assert_events_name_the_players(run: BotTournament, events: list[dict[str, Any]]) -> None:
+    """Every player an event names by id, it names by display name too."""
+    name = {bot.player_id: bot.name for bot in run.bots.values()}
+    for event in events:
+        detail = event["detail"]
+        if "players" in detail and isinstance(detail["players"], list):
+            assert detail["names"] == [name[p] for p in detail["players"]], detail
+        for row in [*detail.get("placements", []), *detail.get("top", [])]:
+            assert row["name"] == name[row["player"]], detail
+        if "player" in detail:
+            assert detail["name"] == name[detail["player"]], detail
+        if "champion" in detail:
+            assert detail["champion_name"] == name[detail["champion"]], detail
 
 
 @pytest.mark.parametrize(
@@ -149,5 +169,6 @@ def test_byes_in_the_first_and_a_later_round_carry_their_player_on(
     listing = run.call("GET", f"/tournaments/{run.tournament}/rounds/2").body["tables"]
     bye = next(t for t in listing if t["table"] == "R2-2")
     assert bye["over"] and bye["ranking"] == bye["players"]
+    assert bye["names"] == [run.bots[bye["players"][0]].name]
     refused = run.call("GET", f"/tournaments/{run.tournament}/tables/R2-2")
     assert refused.status == 409 and refused.body["rule"] == "bye"

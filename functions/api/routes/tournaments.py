@@ -116,6 +116,7 @@ def round_tables(
             TableSummary(
                 table=t.ref,
                 players=list(t.seating.seats),
+                names=list(t.seat_names()),
                 version=t.version,
                 over=t.over,
                 ranking=list(t.ranking) if t.over else None,
@@ -140,7 +141,7 @@ def read_standings(
     rows, following = services().tournaments.standings(tournament_id, offset, limit)
     return StandingsPage(
         tournament_id=tournament_id,
-        standings=[Standing(**row._asdict()) for row in rows],
+        standings=[_standing(row._asdict()) for row in rows],
         next_offset=following,
     )
 
@@ -155,6 +156,7 @@ def _view(tournament: TournamentRecord) -> TournamentView:
             for r in range(1, plan.rounds + 1)
         ]
     )
+    top = [_standing(row) for row in tournament.top_standings]
     return TournamentView(
         tournament_id=tournament.id,
         name=tournament.name,
@@ -169,9 +171,15 @@ def _view(tournament: TournamentRecord) -> TournamentView:
         seed=tournament.seed or None,
         rounds=rounds,
         champion=tournament.champion or None,
-        standings=[Standing(**row) for row in tournament.top_standings],
+        champion_name=top[0].name if tournament.champion and top else None,
+        standings=top,
         start_progress=_start_progress(tournament),
     )
+
+
+def _standing(row: dict[str, Any]) -> Standing:
+    """A standings row; standings stored before names were keep the id as the name."""
+    return Standing(**{**row, "name": row.get("name") or row["player"]})
 
 
 def _start_progress(tournament: TournamentRecord) -> StartProgress | None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cli.api_client import ApiClient, ApiError
+from cli.api_client import ApiClient, ApiError, Retrying
 from cli.session import ActionRejected, Seat, Session, table_path
 from cli.udp_bridge import protocol as p
 from cli.udp_bridge.prompts import Address, Prompts, Tally
@@ -39,7 +39,7 @@ REFUSED = "refused"  # the service refused a bot's reply as against our rules
 
 
 def records_after(
-    client: ApiClient, tournament: str, table: str, after: int
+    client: ApiClient | Retrying, tournament: str, table: str, after: int
 ) -> tuple[bool, list[dict[str, Any]]]:
     """Whether the table is over, and its records past version `after` as anyone may
     see them: the table's event feed."""
@@ -118,7 +118,7 @@ class TableDriver:
         log.info("table %s: going on at version %s", self.ref, answer["view"]["version"])
         return TableStory.from_view(self._w.roster.name_of, answer)
 
-    def _catch_up(self, client: ApiClient, story: TableStory) -> bool:
+    def _catch_up(self, client: ApiClient | Retrying, story: TableStory) -> bool:
         """Tell what happened since the story's version; whether anything had."""
         _, records = records_after(client, self._w.tournament, self.ref, story.version)
         for record in records:
@@ -235,16 +235,16 @@ class TableDriver:
             if self._w.answer_timeout is not None:
                 self._stand_in(session, story, bot, "our rules refused its reply")
             else:
-                self._wait_for_timeout(session.client, story)
+                self._wait_for_timeout(session.api, story)
             return REFUSED
         if answer is None:  # the table moved on without the bot: its timeout came first
             self._w.tally.add("late")
-            self._catch_up(session.client, story)
+            self._catch_up(session.api, story)
             return None
         self._tell(story, story.read(_record(answer, bot, action)))
         return answer
 
-    def _wait_for_timeout(self, client: ApiClient, story: TableStory) -> None:
+    def _wait_for_timeout(self, client: ApiClient | Retrying, story: TableStory) -> None:
         while not self._w.stop.is_set() and not self._catch_up(client, story):
             self._w.stop.wait(self._w.poll)
 
@@ -259,7 +259,7 @@ class TableDriver:
             log.info("table %s: %s for %s (%s)", self.ref, action, bot.name, why)
             answer = session.submit(self.ref, mine["view"], action)
             if answer is None:
-                self._catch_up(session.client, story)
+                self._catch_up(session.api, story)
                 return
             self._tell(story, story.read(_record(answer, bot, action)))
 

@@ -46,6 +46,7 @@ from types import ModuleType
 from typing import Any
 
 from cli.api_client import RetryPolicy, Transport
+from cli.push_watch import Connect, PushWatch
 from cli.session import (
     ActionRejected,
     Pause,
@@ -201,6 +202,7 @@ def run_bot(
     on_registered: Callable[[Seat], None] | None = None,
     retry: RetryPolicy | None = None,
     watch: Watch = poll_feed,
+    push: Connect | None = None,
 ) -> BotResult:
     """Register `name` (or resume with `token`) and play every table the bot is seated
     at, until it is out; then wait for the tournament's end to learn its place.
@@ -208,6 +210,9 @@ def run_bot(
     An action the service rejects as invalid stops the bot, with the service's message
     in the result. Setting `stop` ends the bot early by raising `BotStopped`. A request
     still failing when `retry`'s budget is spent raises `RetriesExhausted`.
+
+    With `push` (see `cli.push_watch.connector`), the bot keeps one WebSocket connection
+    for the whole tournament and waits on it instead of polling the feed and `/me`.
     """
     pause, policy = _pause(stop), retry or RetryPolicy()
     if token:
@@ -216,20 +221,30 @@ def run_bot(
         seat = register(client, tournament_id, name, pause=pause, retry=policy)
     if on_registered is not None:
         on_registered(seat)
-    session = Session(client, tournament_id, seat, pause, poll_seconds, policy, watch)
+    pushes = PushWatch(push) if push is not None else None
+    session = Session(client, tournament_id, seat, pause, poll_seconds, policy, pushes or watch)
     played: set[str] = set()
     actions = 0
     try:
-        while not is_done(me := session.wait_for_table(played)):
+        while not is_done(me := _next_table(session, pushes, played)):
             played.add(me["table"])
             actions += play_table(session, me["table"], decide)
+        if me["tournament_status"] != "finished":
+            me = pushes.wait_for_place(session) if pushes else session.wait_for_place()
     except ActionRejected as error:
         return BotResult(name, seat.player_id, None, False, len(played), actions, str(error))
-    if me["tournament_status"] != "finished":
-        me = session.wait_for_place()
+    finally:
+        if pushes is not None:
+            pushes.close()
     return BotResult(
         name, seat.player_id, me["place"], bool(me["eliminated"]), len(played), actions
     )
+
+
+def _next_table(session: Session, pushes: PushWatch | None, played: set[str]) -> dict[str, Any]:
+    if pushes is not None:
+        return pushes.wait_for_table(session, played)
+    return session.wait_for_table(played)
 
 
 def _pause(stop: threading.Event | None) -> Pause:

@@ -28,6 +28,7 @@ from cli.botkit import (
     run_bot,
 )
 from cli.play import play
+from cli.push_watch import connector
 from cli.udp_bridge import command as udp_bridge
 
 FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
@@ -51,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_service(bot)
     bot.add_argument("--name", help="bot names are NAME-1..NAME-N (default: the module's name)")
+    bot.add_argument(
+        "--no-push",
+        action="store_true",
+        help="poll the table's feed instead of waiting on the service's WebSocket pushes",
+    )
     bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
     bot.add_argument(
         "--poll", type=float, default=0.5, help="seconds between looks at the table's feed (0.5)"
@@ -139,6 +145,7 @@ def _bots(args: argparse.Namespace) -> int:
             results[name] = run_bot(
                 client, args.tournament, name, decide, args.poll, stop=stop,
                 on_registered=registered, retry=RetryPolicy(budget=args.retry_budget),
+                push=None if args.no_push else connector(args.url, args.tournament),
             )  # fmt: skip
         except BotStopped:
             results[name] = "stopped"

@@ -72,6 +72,10 @@ class Subscription:
             if message.get("type") != "pong":
                 return message
 
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
     def __iter__(self) -> Iterator[Message]:
         while True:
             yield self.next()

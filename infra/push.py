@@ -141,6 +141,7 @@ def finished_message(event: TournamentFinished) -> Message:
         "type": "tournament_finished",
         "tournament": event.tournament,
         "champion": event.champion,
+        "champion_name": event.champion_name,
         "players": event.players,
         "standings": event.standings_path,
     }

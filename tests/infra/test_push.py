@@ -301,15 +301,15 @@ def test_an_exit_and_the_finish_reach_whoever_listens(store: ConnectionStore) ->
          "table": "R1-1", "place": 3}
     ]  # fmt: skip
     finished = TournamentFinished(
-        event_id="y", tournament=T, champion="p-ben", players=4, top=[],
+        event_id="y", tournament=T, champion="p-ben", champion_name="Ben", players=4, top=[],
         standings_path=f"/tournaments/{T}/standings",
     )  # fmt: skip
     management.posts.clear()
     pusher.push(StreamChange("MODIFY", None, None, 0.0), [finished])
     assert sorted(c for c, _ in management.posts) == ["c-anna", "c-cup", "c-watch"]
     assert management.posts[0][1] == {
-        "type": "tournament_finished", "tournament": T, "champion": "p-ben", "players": 4,
-        "standings": f"/tournaments/{T}/standings",
+        "type": "tournament_finished", "tournament": T, "champion": "p-ben",
+        "champion_name": "Ben", "players": 4, "standings": f"/tournaments/{T}/standings",
     }  # fmt: skip
 
 

@@ -362,7 +362,7 @@ def test_the_served_stacks_runner_sweeps() -> None:
     class Delivery:
         schedules = NoSchedules()
 
-        def poll(self) -> int:
+        def poll(self, skip: object = ()) -> int:
             return 0
 
         def sweep_due(self, now: float) -> bool:

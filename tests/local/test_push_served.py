@@ -118,9 +118,13 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
     # everyone seated; the player to act hears that it is their turn, at version 0
     for subscription in subscriptions.values():
         seen = until(subscription, _type("table_events", 0))
-        assert seen[0] == {"type": "seated", **at_the_table, "version": 0}
+        seated = seen[0]
+        assert {k: seated[k] for k in ("type", "tournament", "table", "version")} == {
+            "type": "seated", **at_the_table, "version": 0
+        }
         [seating] = seen[-1]["records"]
         assert seating["events"][0]["type"] == "TableSeated"
+        assert [p["id"] for p in seated["players"]] == seating["events"][0]["seats"]
     assert [r["version"] for r in until(watcher, _type("table_events", 0))[-1]["records"]] == [0]
     first = cup.to_act()
     turn = subscriptions[first].next(timeout=WAIT)

@@ -58,7 +58,8 @@ def test_every_real_view_validates_and_is_sent_back_unchanged(name: str) -> None
     for seed in range(12):
         for views in (views_of_random_tables(name, seed, o) for o in OPTIONS[name]):
             for view in views:
-                answer = {"tournament": "t-x", "table": "R1-1", "over": False, "players": [], "view": view}
+                answer = {"tournament": "t-x", "table": "R1-1", "over": False, "view": view}
+                answer["players"] = []
                 model = TableView.model_validate(answer)
                 assert isinstance(model.view, GAME_VIEWS[name])
                 assert extra_keys(model.view) == []

@@ -120,7 +120,9 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
         seen = until(subscription, _type("table_events", 0))
         seated = seen[0]
         assert {k: seated[k] for k in ("type", "tournament", "table", "version")} == {
-            "type": "seated", **at_the_table, "version": 0
+            "type": "seated",
+            **at_the_table,
+            "version": 0,
         }
         [seating] = seen[-1]["records"]
         assert seating["events"][0]["type"] == "TableSeated"

@@ -230,11 +230,16 @@ def bracket_page(
     )
 
 
-def live_main(tournament: str, refresh: int | None, socket: str) -> str:
+def live_main(tournament: str, refresh: int | None, socket: str, *, narrow: bool = False) -> str:
     """The `<main>` a live page's script swaps in place: how often to read the page
-    again (none: it is final), and where the tournament's pushes come from."""
+    again (none: it is final), and where the tournament's pushes come from; `narrow`
+    keeps a page of one table readable on a wide screen."""
     every = f' data-refresh="{refresh}"' if refresh else ""
-    return f'<main id=live data-tournament="{esc(tournament)}" data-socket="{esc(socket)}"{every}>'
+    kind = " class=narrow" if narrow else ""
+    return (
+        f'<main id=live{kind} data-tournament="{esc(tournament)}" '
+        f'data-socket="{esc(socket)}"{every}>'
+    )
 
 
 def _round_list(column: RoundColumn, final: bool) -> str:

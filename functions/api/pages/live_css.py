@@ -37,5 +37,6 @@ margin:0 0 14px}
 .notice.good{border-color:#166534;background:#ecfdf3}
 .link{overflow-wrap:anywhere;font-size:13px}
 .your-turn{outline:3px solid #2563eb}
+main.narrow{max-width:880px;margin:0 auto}
 @media (max-width:600px){.seats th,.seats td{padding:5px 6px}}
 """

@@ -33,7 +33,7 @@ def play_page(info: TournamentInfo, socket: str) -> str:
     body = "".join(
         [
             header(info, title, " · <a href='bracket'>bracket</a>"),
-            live_main(info.id, None, socket),
+            live_main(info.id, None, socket, narrow=True),
             "<div id=notice class=notice hidden></div>",
             "<section class=card id=join hidden><h2>Join the tournament</h2>",
             "<form id=join-form><input id=name name=name required maxlength=40 "

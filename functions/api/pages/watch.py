@@ -58,7 +58,7 @@ def watch_page(
     }
     parts = [
         header(info, title, BACK),
-        live_main(info.id, None, socket),
+        live_main(info.id, None, socket, narrow=True),
         "<section class=card id=table-card>",
         f"<h2>{esc(ref)} <span class='badge {state}' id=state>{state}</span> "
         f"<span class=muted id=turn>· turn {esc(view.get('version', 0))} · {line}</span></h2>",

@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
 from core.errors import InvalidName
 from core.names import MAX_LENGTH, MIN_LENGTH, display_name, visible_text
+from core.registry import game_names
 from functions.api.game_views import AsSent, GameView
 
 MAX_PLAYERS = 1_000_000
@@ -34,7 +35,14 @@ class Strict(Lazy):
 class CreateTournament(Strict):
     """What the organizer decides up front (RULES.md §5 and the game's options)."""
 
-    game: str = Field(min_length=1, max_length=40, examples=["maexchen"])
+    game: str = Field(
+        min_length=1,
+        max_length=40,
+        examples=["maexchen"],
+        # documented as an enum; an unknown game is still answered with `unknown_game`,
+        # which lists the known ones
+        json_schema_extra={"enum": list(game_names())},
+    )
     name: str = Field(
         default="",
         max_length=TOURNAMENT_NAME_LENGTH,

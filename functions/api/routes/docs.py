@@ -7,10 +7,13 @@ reads the documentation.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+
+from functions.api.contract import with_error_bodies
 
 TITLE = "Knobelcup"
 DESCRIPTION = "Tournaments of Mäxchen, Mariechen and 42 muss kommen, turn by turn."
@@ -25,12 +28,13 @@ def register(app: APIGatewayHttpResolver) -> None:
             HTTPBearer,
         )
 
-        return app.get_openapi_json_schema(
+        document = app.get_openapi_schema(
             title=TITLE,
             version="1",
             description=DESCRIPTION,
             security_schemes={"bearerAuth": HTTPBearer(description="organizer or player token")},
-        )
+        ).model_dump(mode="json", by_alias=True, exclude_none=True)
+        return json.dumps(with_error_bodies(document), separators=(",", ":"))
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi_document() -> Response[str]:

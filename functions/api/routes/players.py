@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import PlayerRegistered, Registration, Whereabouts
 from functions.observability import metrics
 from functions.wiring import services
@@ -15,7 +16,12 @@ from functions.wiring import services
 router = Router()
 
 
-@router.post("/tournaments/<tournament_id>/players", tags=["player"], summary="Register")
+@router.post(
+    "/tournaments/<tournament_id>/players",
+    tags=["player"],
+    summary="Register",
+    responses=answers(PlayerRegistered, *BODY, 404, 409, status=201),
+)
 def register(tournament_id: str, body: Registration) -> tuple[dict[str, Any], int]:
     """Register while registration is open; the player token is shown only once."""
     player, token = services().tournaments.register(tournament_id, body.name)
@@ -31,6 +37,7 @@ def register(tournament_id: str, body: Registration) -> tuple[dict[str, Any], in
     tags=["player"],
     summary="Where do I play now",
     security=BEARER_SECURITY,
+    responses=answers(Whereabouts, *AUTH, 404),
 )
 def whereabouts(tournament_id: str) -> Whereabouts:
     """The token holder's current table (none before the start)."""

@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import ReconcileJob, ReconcilePage, ReconcileRequest
 from functions.observability import logger
 from functions.wiring import Wired, services
@@ -24,6 +25,7 @@ reconciler: Wired[Reconciler] = Wired(build_reconciler)
     tags=["organizer"],
     summary="Repair a stalled tournament, a page at a time",
     security=BEARER_SECURITY,
+    responses=answers(ReconcilePage, *BODY, *AUTH, 404),
 )
 def reconcile(
     tournament_id: str,

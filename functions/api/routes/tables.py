@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Header, Query
 from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, OPTIONAL_BEARER, bearer_token, optional_bearer_token
+from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import AuditLog, SubmitAction, TableEvents, TableView
 from functions.observability import logger, metrics
 from functions.wiring import services
@@ -18,20 +19,34 @@ router = Router()
 TABLE = "/tournaments/<tournament_id>/tables/<table>"
 
 
-@router.get(TABLE, tags=["public"], summary="Spectator view")
+@router.get(
+    TABLE, tags=["public"], summary="Spectator view", responses=answers(TableView, 404, 409)
+)
 def spectator_view(tournament_id: str, table: str) -> TableView:
     """The table as anyone may see it: scores, turn, announcements, never a hidden throw."""
     return TableView.model_validate(services().turns.spectator_view(tournament_id, table))
 
 
-@router.get(TABLE + "/me", tags=["player"], summary="My view", security=BEARER_SECURITY)
+@router.get(
+    TABLE + "/me",
+    tags=["player"],
+    summary="My view",
+    security=BEARER_SECURITY,
+    responses=answers(TableView, *AUTH, 404, 409),
+)
 def player_view(tournament_id: str, table: str) -> TableView:
     """The table as the token holder may see it, their own throw included when allowed."""
     token = bearer_token(router.current_event.headers)
     return TableView.model_validate(services().turns.player_view(tournament_id, table, token))
 
 
-@router.post(TABLE + "/actions", tags=["player"], summary="Act", security=BEARER_SECURITY)
+@router.post(
+    TABLE + "/actions",
+    tags=["player"],
+    summary="Act",
+    security=BEARER_SECURITY,
+    responses=answers(TableView, *BODY, *AUTH, 404, 409),
+)
 def submit_action(
     tournament_id: str,
     table: str,
@@ -58,7 +73,11 @@ def submit_action(
 
 
 @router.get(
-    TABLE + "/events", tags=["public", "player"], summary="Event feed", security=OPTIONAL_BEARER
+    TABLE + "/events",
+    tags=["public", "player"],
+    summary="Event feed",
+    security=OPTIONAL_BEARER,
+    responses=answers(TableEvents, *AUTH, 404, 409, 422),
 )
 def table_events(
     tournament_id: str,
@@ -77,7 +96,9 @@ def table_events(
     )
 
 
-@router.get(TABLE + "/log", tags=["public"], summary="Audit log")
+@router.get(
+    TABLE + "/log", tags=["public"], summary="Audit log", responses=answers(AuditLog, 404, 409)
+)
 def audit_log(tournament_id: str, table: str) -> AuditLog:
     """Every step; hidden dice are null until the table is over, then all are revealed."""
     return AuditLog.model_validate(services().turns.audit_log(tournament_id, table))

@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import (
     CreateTournament,
     RoundSummary,
@@ -26,7 +27,12 @@ from infra.records import TournamentRecord
 router = Router()
 
 
-@router.post("/tournaments", tags=["organizer"], summary="Create a tournament")
+@router.post(
+    "/tournaments",
+    tags=["organizer"],
+    summary="Create a tournament",
+    responses=answers(TournamentCreated, *BODY, status=201),
+)
 def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
     """Create a tournament in `draft`; the organizer token in the answer is shown only once."""
     tournament, token = services().tournaments.create(
@@ -44,7 +50,12 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
     return created.model_dump(), 201
 
 
-@router.get("/tournaments/<tournament_id>", tags=["public"], summary="Read a tournament")
+@router.get(
+    "/tournaments/<tournament_id>",
+    tags=["public"],
+    summary="Read a tournament",
+    responses=answers(TournamentView, 404),
+)
 def read_tournament(tournament_id: str) -> TournamentView:
     """Status, options, the bracket's rounds once started, and the standings once known."""
     return _view(services().tournaments.get(tournament_id))
@@ -55,6 +66,7 @@ def read_tournament(tournament_id: str) -> TournamentView:
     tags=["organizer"],
     summary="Open registration",
     security=BEARER_SECURITY,
+    responses=answers(TournamentView, *AUTH, 404, 409),
 )
 def open_registration(tournament_id: str) -> TournamentView:
     """Let players register (organizer token)."""
@@ -67,6 +79,7 @@ def open_registration(tournament_id: str) -> TournamentView:
     tags=["organizer"],
     summary="Close registration",
     security=BEARER_SECURITY,
+    responses=answers(TournamentView, *AUTH, 404, 409),
 )
 def close_registration(tournament_id: str) -> TournamentView:
     """Stop registrations (organizer token); opening again is allowed until the start."""
@@ -79,6 +92,7 @@ def close_registration(tournament_id: str) -> TournamentView:
     tags=["organizer"],
     summary="Seed and start",
     security=BEARER_SECURITY,
+    responses=answers(TournamentView, *BODY, *AUTH, 404, 409, status=202),
 )
 def start_tournament(
     tournament_id: str, body: StartTournament | None = None
@@ -98,6 +112,7 @@ def start_tournament(
     "/tournaments/<tournament_id>/rounds/<round_number>",
     tags=["public"],
     summary="List a round's tables",
+    responses=answers(RoundTables, 404, 422),
 )
 def round_tables(
     tournament_id: str,
@@ -131,6 +146,7 @@ def round_tables(
     "/tournaments/<tournament_id>/standings",
     tags=["public"],
     summary="Read the final standings",
+    responses=answers(StandingsPage, 404, 409, 422),
 )
 def read_standings(
     tournament_id: str,

@@ -161,7 +161,9 @@ class HttpFront:
         stopping = asyncio.Event()
         self._stopping, self._loop = stopping, asyncio.get_running_loop()
         app = web.Application(client_max_size=MAX_BODY)
-        app.router.add_route("*", "/{path:.*}", self._handle)
+        # every path goes to the API, as API Gateway's $default route sends it: `.*` alone
+        # would leave a path holding an encoded line break (%0A) to aiohttp's plain 404
+        app.router.add_route("*", r"/{path:[\s\S]*}", self._handle)
         runner = web.AppRunner(
             app,
             handle_signals=False,

@@ -4,6 +4,8 @@ Powertools decodes the body only when a route asks for it, and lets two failures
 escape as exceptions any bug could also raise: bytes that are not UTF-8
 (`UnicodeDecodeError`) and JSON nested deeper than Python's recursion limit
 (`RecursionError`). Checking the body here, once, keeps both apart from real errors.
+A body that says it is not JSON (`Content-Type: text/plain`, say) is refused with 415:
+every body the API takes is JSON.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from functions.api.errors import error_response
 
 
 def refuse_bad_body(event: dict[str, Any]) -> dict[str, Any] | None:
-    """The 400 answer for a body that is not UTF-8 text or nests too deeply, else None."""
+    """The 400 answer for a body that is not UTF-8 text or nests too deeply, the 415 for
+    one that is not JSON; else None."""
     body = event.get("body")
     if not body:
         return None
@@ -26,7 +29,9 @@ def refuse_bad_body(event: dict[str, Any]) -> dict[str, Any] | None:
     except (binascii.Error, UnicodeDecodeError):
         return _bad("the body is not UTF-8 text")
     if not _is_json(event):
-        return None
+        return _answer(
+            415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)"
+        )
     try:
         json.loads(text)
     except RecursionError:
@@ -42,7 +47,11 @@ def _is_json(event: dict[str, Any]) -> bool:
 
 
 def _bad(message: str) -> dict[str, Any]:
-    response = error_response(400, "bad_body", message, field="body")
+    return _answer(400, "bad_body", message)
+
+
+def _answer(status: int, code: str, message: str) -> dict[str, Any]:
+    response = error_response(status, code, message, field="body")
     return {
         "statusCode": response.status_code,
         "headers": {"Content-Type": "application/json"},

@@ -29,11 +29,12 @@ _MEANINGS = {
     409: "the state does not allow it now: a stale version, not your turn, the wrong"
     " status, a name taken, the tournament full",
     413: "the body is larger than the API accepts",
+    415: "the body is not JSON (`unsupported_media_type`)",
     422: "a field is invalid (`invalid_field`, naming it in `field`), or the request breaks"
     " a rule (naming it in `rule`)",
     429: "too many requests at once: retry after the `Retry-After` seconds (`throttled`)",
 }
-BODY = (400, 413, 422)
+BODY = (400, 413, 415, 422)
 AUTH = (401, 403)
 _VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 _ERROR_REF = "#/components/schemas/ErrorBody"

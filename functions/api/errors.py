@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 
 from core.bracket import InvalidBracket
 from core.errors import KnobelcupError
+from functions.api.routes.docs import allowed_methods
 from functions.observability import logger
 from infra.errors import (
     Forbidden,
@@ -45,10 +46,12 @@ def status_of(error: KnobelcupError) -> int:
     return 422
 
 
-def error_response(status: int, code: str, message: str, **context: Any) -> Response[str]:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None, **context: Any
+) -> Response[str]:
     """The JSON error body every failure uses."""
     body = {"code": code, "message": message} | {k: v for k, v in context.items() if v is not None}
-    headers = {"Retry-After": "1"} if status == 429 else None
+    headers = {"Retry-After": "1"} if status == 429 else headers
     return Response(status, content_types.APPLICATION_JSON, json.dumps(body), headers=headers)
 
 
@@ -80,8 +83,13 @@ def register(app: APIGatewayHttpResolver) -> None:
 
     @app.not_found
     def no_route(error: Exception) -> Response[str]:
-        path = app.current_event.path
-        return error_response(404, "no_route", f"no route {app.current_event.http_method} {path}")
+        method, path = app.current_event.http_method, app.current_event.path
+        allowed = allowed_methods(app, path)
+        if allowed:
+            listed = ", ".join(sorted(allowed))
+            message = f"{path} takes {listed}, not {method}"
+            return error_response(405, "method_not_allowed", message, {"Allow": listed})
+        return error_response(404, "no_route", f"no route {method} {path}")
 
     @app.exception_handler(Exception)
     def unexpected(error: Exception) -> Response[str]:

@@ -25,3 +25,32 @@ def test_swagger_ui_is_served_with_its_assets_inlined(stack: Stack) -> None:
     assert answer.headers["content-type"].startswith("text/html")
     assert "SwaggerUIBundle" in answer.raw and "/tournaments/{tournament_id}/start" in answer.raw
     assert "<script src=" not in answer.raw  # works offline
+
+
+def test_every_operation_documents_its_answers_with_the_real_error_body(stack: Stack) -> None:
+    document = stack.api.call("GET", "/openapi.json").body
+    schemas = document["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas  # Powertools' {detail} body, never sent
+    assert schemas["CreateTournament"]["properties"]["game"]["enum"] == [
+        "maexchen",
+        "mariechen",
+        "zweiundvierzig",
+    ]
+    success = {
+        ("post", "/tournaments"): "201",
+        ("post", "/tournaments/{tournament_id}/players"): "201",
+        ("post", "/tournaments/{tournament_id}/start"): "202",
+    }
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            answers = operation["responses"]
+            assert success.get((method, path), "200") in answers, (method, path)
+            errors = {code: answer for code, answer in answers.items() if code >= "400"}
+            assert {"404", "429"} <= errors.keys() or path == "/tournaments", (method, path)
+            for code, answer in errors.items():
+                schema = answer["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorBody"}, (method, path, code)
+            if "requestBody" in operation:
+                assert {"400", "413", "415", "422"} <= errors.keys(), (method, path)
+            if operation.get("security") == [{"bearerAuth": []}]:
+                assert {"401", "403"} <= errors.keys(), (method, path)

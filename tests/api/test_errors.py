@@ -132,6 +132,23 @@ def test_unknown_ids_are_404(stack: Stack, path: str) -> None:
     assert answer.body["code"] in {"not_found", "no_route"}
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("TRACE", "/tournaments", "POST"),
+        ("GET", "/tournaments", "POST"),
+        ("DELETE", "/tournaments/t-x/tables/R1-1", "GET"),
+        ("PUT", "/tournaments/t-x/tables/R1-1/actions", "POST"),
+    ],
+)
+def test_a_known_path_with_another_method_is_405_naming_the_allowed_ones(
+    stack: Stack, method: str, path: str, allowed: str
+) -> None:
+    answer = stack.api.call(method, path)
+    assert (answer.status, answer.body["code"]) == (405, "method_not_allowed")
+    assert answer.headers["allow"] == allowed and allowed in answer.body["message"]
+
+
 def test_a_stale_version_is_409_with_the_current_version(stack: Stack) -> None:
     tournament, _, acting, _, _ = first_turn(stack)
     path = f"/tournaments/{tournament}/tables/R1-1/actions"
@@ -256,6 +273,27 @@ def test_a_body_that_is_not_utf8_is_400_naming_the_body(stack: Stack) -> None:
     )
     assert (answer.status, answer.body["code"], answer.body["field"]) == (400, "bad_body", "body")
     assert "UTF-8" in answer.body["message"]
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded"])
+def test_a_body_that_is_not_json_is_415_and_registers_nobody(
+    stack: Stack, content_type: str
+) -> None:
+    created = stack.api.call("POST", "/tournaments", {"game": "maexchen"}).body
+    tournament, organizer = created["tournament_id"], created["organizer_token"]
+    stack.api.call("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
+    answer = stack.api.call(
+        "POST",
+        f"/tournaments/{tournament}/players",
+        b'{"name": "Anna"}',
+        headers={"content-type": content_type},
+    )
+    assert (answer.status, answer.body["code"], answer.body["field"]) == (
+        415,
+        "unsupported_media_type",
+        "body",
+    )
+    assert stack.api.call("GET", f"/tournaments/{tournament}").body["player_count"] == 0
 
 
 def test_json_nested_a_thousand_deep_is_400(stack: Stack) -> None:

@@ -8,6 +8,7 @@ reads the documentation.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -19,25 +20,50 @@ TITLE = "Knobelcup"
 DESCRIPTION = "Tournaments of Mäxchen, Mariechen and 42 muss kommen, turn by turn."
 
 
+@cache
+def openapi_document(app: APIGatewayHttpResolver) -> str:
+    """`app`'s OpenAPI document as JSON, made once (on the first read of the docs, or of
+    a path no route takes: see `allowed_methods`)."""
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer  # noqa: PLC0415
+
+    document = app.get_openapi_schema(
+        title=TITLE,
+        version="1",
+        description=DESCRIPTION,
+        security_schemes={"bearerAuth": HTTPBearer(description="organizer or player token")},
+    ).model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps(with_error_bodies(document), separators=(",", ":"))
+
+
+Methods = frozenset[str]
+
+
+@cache
+def _path_patterns(app: APIGatewayHttpResolver) -> tuple[tuple[re.Pattern[str], Methods], ...]:
+    paths = json.loads(openapi_document(app))["paths"]
+    return tuple((_template(path), frozenset(map(str.upper, ops))) for path, ops in paths.items())
+
+
+def _template(path: str) -> re.Pattern[str]:
+    """`/tournaments/{tournament_id}` as a pattern: each parameter one path segment."""
+    escaped = re.escape(path)  # `{tournament_id}` becomes `\{tournament_id\}`
+    return re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", escaped) + "$")
+
+
+def allowed_methods(app: APIGatewayHttpResolver, path: str) -> Methods:
+    """The methods the API documents for `path` (none for a path it does not know)."""
+    matching = (methods for pattern, methods in _path_patterns(app) if pattern.match(path))
+    return next(matching, frozenset())
+
+
 def register(app: APIGatewayHttpResolver) -> None:
     """Serve `GET /openapi.json` and `GET /docs` from `app`'s routes."""
 
-    @cache
     def document() -> str:
-        from aws_lambda_powertools.event_handler.openapi.models import (  # noqa: PLC0415
-            HTTPBearer,
-        )
-
-        document = app.get_openapi_schema(
-            title=TITLE,
-            version="1",
-            description=DESCRIPTION,
-            security_schemes={"bearerAuth": HTTPBearer(description="organizer or player token")},
-        ).model_dump(mode="json", by_alias=True, exclude_none=True)
-        return json.dumps(with_error_bodies(document), separators=(",", ":"))
+        return openapi_document(app)
 
     @app.get("/openapi.json", include_in_schema=False)
-    def openapi_document() -> Response[str]:
+    def openapi_json() -> Response[str]:
         return Response(200, content_types.APPLICATION_JSON, document())
 
     @app.get("/docs", include_in_schema=False)

@@ -1,7 +1,7 @@
 """Wires the adapters into the services: the one place that picks boto3, dice and clock.
 
 Tests and the local stack pass their own dice and clock; production gets `SecretDice`
-and the wall clock.
+(a fresh secret server seed for every table) and the wall clock.
 """
 
 from __future__ import annotations
@@ -81,23 +81,36 @@ def build_services(
 
 
 def build_progression(
-    settings: Settings, *, client: Any = None, clock: Clock = time.time
+    settings: Settings,
+    *,
+    client: Any = None,
+    clock: Clock = time.time,
+    dice: DiceSource | None = None,
 ) -> ProgressionService:
-    """The progression consumer's service over `client` (DynamoDB)."""
+    """The progression consumer's service over `client` (DynamoDB); `dice` makes the
+    server seeds of the tables it seats (`SecretDice` when None)."""
     from infra.progression import ProgressionService  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return ProgressionService(store, clock)
+    return ProgressionService(store, clock, dice)
 
 
-def build_jobs(settings: Settings, *, client: Any = None, clock: Clock = time.time) -> JobRunner:
-    """The lifecycle jobs' runner over `client` (DynamoDB)."""
+def build_jobs(
+    settings: Settings,
+    *,
+    client: Any = None,
+    clock: Clock = time.time,
+    dice: DiceSource | None = None,
+) -> JobRunner:
+    """The lifecycle jobs' runner over `client` (DynamoDB); `dice` makes the server seeds
+    of round 1's tables (`SecretDice` when None)."""
     from infra.finish_job import FinishJob  # noqa: PLC0415
     from infra.jobs import JobRunner  # noqa: PLC0415
     from infra.start_job import StartJob  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return JobRunner(store, {"start": StartJob(store, clock), "finish": FinishJob(store)})
+    start = StartJob(store, clock, dice=dice)
+    return JobRunner(store, {"start": start, "finish": FinishJob(store)})
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:

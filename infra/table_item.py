@@ -9,6 +9,7 @@ boto3's generic serializer costs more than the rest of a turn's Python work.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -112,6 +113,12 @@ class TableRecord:
     # the deadline index's sort key: set at the seating, then moved only by the sweeper
     # (0: not in the index)
     due_at: int = 0
+    # the dice (core.fair_dice, docs/dice.md): the secret drawn at the seating (b'' on
+    # tables seated before the scheme), each seat's seed, and whether the server seed
+    # came from a source nobody can predict (False: repeatable dice for tests and demos)
+    server_seed: bytes = b""
+    player_seeds: tuple[str, ...] = ()
+    dice_secret: bool = True
 
     @property
     def version(self) -> int:
@@ -171,7 +178,17 @@ def to_item(record: TableRecord) -> dict[str, Any]:
     if record.due_at:
         item["due_shard"] = {"S": due_shard(record.tournament, record.ref)}
         item["due_at"] = {"N": str(record.due_at)}
+    if record.server_seed:
+        item["server_seed"] = {"B": record.server_seed}
+        item["player_seeds"] = {"S": " ".join(record.player_seeds)}
+        if not record.dice_secret:
+            item["repeatable_dice"] = {"BOOL": True}
     return item
+
+
+def _binary(value: bytes | str) -> bytes:
+    """A binary attribute's bytes: as boto3 gives them, or base64 as a stream event does."""
+    return value if isinstance(value, bytes) else base64.b64decode(value)
 
 
 def from_item(item: dict[str, Any]) -> TableRecord:
@@ -199,6 +216,9 @@ def from_item(item: dict[str, Any]) -> TableRecord:
         bye=item["status"]["S"] == "bye",
         deadline=int(item["deadline"]["N"]) if "deadline" in item else 0,
         due_at=int(item["due_at"]["N"]) if "due_at" in item else 0,
+        server_seed=_binary(item["server_seed"]["B"]) if "server_seed" in item else b"",
+        player_seeds=tuple(item["player_seeds"]["S"].split(" ")) if "player_seeds" in item else (),
+        dice_secret="repeatable_dice" not in item,
     )
 
 

@@ -121,16 +121,18 @@ def start_local_stack(
 
     api = build_services(settings, client=counted, dice=dice, clock=clock)
     use_services(api)
-    reconcile_route.reconciler.use(build_reconciler(settings, client=counted, clock=clock))
+    reconcile_route.reconciler.use(
+        build_reconciler(settings, client=counted, clock=clock, dice=dice)
+    )
     publisher_app.publisher.use(build_publisher(settings, client=faulty(events, "publisher")))
     timers_app.timers.use(build_timers(settings, client=faulty(scheduler, "timers")))
     progression_app.progression.use(
-        build_progression(settings, client=faulty(counted, "progression"), clock=clock)
+        build_progression(settings, client=faulty(counted, "progression"), clock=clock, dice=dice)
     )
     timeout_app.services.use(
         build_services(settings, client=faulty(counted, "timeout"), dice=dice, clock=clock)
     )
-    jobs_app.jobs.use(build_jobs(settings, client=faulty(counted, "jobs"), clock=clock))
+    jobs_app.jobs.use(build_jobs(settings, client=faulty(counted, "jobs"), clock=clock, dice=dice))
     sweeper_app.sweeper.use(
         build_sweeper(settings, client=faulty(counted, "sweeper"), dice=dice, clock=clock)
     )

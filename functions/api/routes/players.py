@@ -8,7 +8,13 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
-from functions.api.models import PlayerRegistered, Registration, Whereabouts
+from functions.api.models import (
+    PlayerRegistered,
+    Registration,
+    ReplaceSeed,
+    SeedReplaced,
+    Whereabouts,
+)
 from functions.observability import metrics
 from functions.wiring import services
 
@@ -18,7 +24,7 @@ router = Router()
 @router.post("/tournaments/<tournament_id>/players", tags=["player"], summary="Register")
 def register(tournament_id: str, body: Registration) -> tuple[dict[str, Any], int]:
     """Register while registration is open; the player token is shown only once."""
-    player, token = services().tournaments.register(tournament_id, body.name)
+    player, token = services().tournaments.register(tournament_id, body.name, body.seed)
     metrics.add_metric(name="PlayersRegistered", unit=MetricUnit.Count, value=1)
     registered = PlayerRegistered(
         tournament_id=tournament_id, player_id=player.id, player_token=token
@@ -36,3 +42,16 @@ def whereabouts(tournament_id: str) -> Whereabouts:
     """The token holder's current table (none before the start)."""
     token = bearer_token(router.current_event.headers)
     return Whereabouts(**services().tournaments.whereabouts(tournament_id, token))
+
+
+@router.put(
+    "/tournaments/<tournament_id>/me/seed",
+    tags=["player"],
+    summary="Replace my seed for the dice",
+    security=BEARER_SECURITY,
+)
+def replace_seed(tournament_id: str, body: ReplaceSeed) -> SeedReplaced:
+    """The token holder's seed for the dice (docs/dice.md) from now on: every table they
+    are seated at later, and their current table while nobody has acted there."""
+    token = bearer_token(router.current_event.headers)
+    return SeedReplaced(**services().tournaments.replace_seed(tournament_id, token, body.seed))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,13 +70,16 @@ def build_services(
     client: Any = None,
     dice: DiceSource | None = None,
     clock: Clock = time.time,
+    tournament_ids: Callable[[str], str] | None = None,
 ) -> Services:
-    """The services over `client` (a fresh DynamoDB client when None)."""
+    """The services over `client` (a fresh DynamoDB client when None); `tournament_ids`
+    makes the ids of new tournaments (random ones when None)."""
     repository = JobStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
+    ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
     return Services(
-        tournaments=TournamentService(repository, clock, settings.retention_seconds),
+        tournaments=TournamentService(repository, clock, settings.retention_seconds, **ids),
         turns=TurnService(repository, dice if dice is not None else SecretDice(), clock),
     )
 

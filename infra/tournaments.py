@@ -49,10 +49,17 @@ Clock = Callable[[], float]
 class TournamentService:
     """Everything about a tournament except playing its tables."""
 
-    def __init__(self, repository: JobStore, clock: Clock, retention_seconds: int) -> None:
+    def __init__(
+        self,
+        repository: JobStore,
+        clock: Clock,
+        retention_seconds: int,
+        tournament_ids: Callable[[str], str] = new_id,
+    ) -> None:
         self._repository = repository
         self._clock = clock
         self._retention = retention_seconds
+        self._tournament_ids = tournament_ids  # `new_id`; a seeded sequence in test stacks
 
     def create(
         self,
@@ -80,7 +87,7 @@ class TournamentService:
         now = int(self._clock())
         token = new_token(ORGANIZER)
         tournament = TournamentRecord(
-            id=new_id("t"),
+            id=self._tournament_ids("t"),
             name=name,
             game=rules.name,
             options=parsed,

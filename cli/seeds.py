@@ -12,8 +12,9 @@ from core.fair_dice import check_player_seed
 
 
 def random_player_seed() -> str:
-    """16 random bytes as 22 URL-safe base64 characters: a valid player seed."""
-    return check_player_seed(secrets.token_urlsafe(16))
+    """9 random bytes (72 bits, beyond any guessing before the table) as 12 URL-safe
+    base64 characters: a valid player seed, short, as every table item carries it."""
+    return check_player_seed(secrets.token_urlsafe(9))
 
 
 def registration_body(name: str, seed: str | None = None) -> dict[str, str]:

@@ -2,11 +2,13 @@
 
     .venv/bin/python bench/push_latency.py                          # 60 players, a fresh service
     .venv/bin/python bench/push_latency.py --players 300
+    .venv/bin/python bench/push_latency.py --think 0.5                # bots that think a bit
     .venv/bin/python bench/push_latency.py --url http://127.0.0.1:3000   # a running make serve
 
 Bots register and play a Mäxchen tournament (tables of 6, 2 go on) to its champion with
 no polling at all: each connects to the WebSocket API with its token, and acts when it
-hears `your_turn` (reading its view, then acting until another player is to act). For
+hears `your_turn` (on the view it brings, then on each answer's view, until another
+player is to act), after `--think` seconds a step, as a player would take. For
 every `your_turn` that hands the table to another player, the latency is the time from
 the moment the previous action's answer (its acceptance) reached the player who took it
 to the moment `your_turn` reached the next one. All bots run in this one process on one
@@ -53,6 +55,7 @@ class Race:
     # (table, version) → who acted to it and when its answer came / who heard it when
     accepted: dict[tuple[str, int], tuple[str, float]] = field(default_factory=dict)
     heard: dict[tuple[str, int], tuple[str, float]] = field(default_factory=dict)
+    think: float = 0.0  # seconds a bot waits before each action
     actions: int = 0
     elapsed: float = 0.0
     finished: asyncio.Event = field(default_factory=asyncio.Event)
@@ -98,16 +101,20 @@ async def bot(race: Race, player: str, token: str, seed: int, ready: asyncio.Eve
             if version <= acted_to.get(table, -1):
                 continue  # known from our own action's answer
             race.heard.setdefault((table, version), (player, heard))
-            acted_to[table] = await take_turn(race, player, token, table, version, rng=rng)
+            view = message["view"]
+            acted_to[table] = await take_turn(race, player, token, table, view, rng=rng)
 
 
 async def take_turn(
-    race: Race, player: str, token: str, table: str, version: int, *, rng: random.Random
+    race: Race, player: str, token: str, table: str, view: Any, *, rng: random.Random
 ) -> int:
-    """Act at `table` until another player is to act; the last version acted to."""
+    """Act at `table` from `view` until another player is to act; the last version
+    acted to."""
     path = f"/tournaments/{race.tournament}/tables/{table}"
-    view = (await race.call("GET", path + "/me", token=token)).get("view")
+    version = int(view["version"])
     while view is not None and view["version"] == version and view["to_act"] == player:
+        if race.think:
+            await asyncio.sleep(race.think)
         action = rng.choice(view["legal_actions"])
         answer = await race.call(
             "POST", path + "/actions", {"version": version, "action": action}, token
@@ -123,10 +130,10 @@ async def take_turn(
     return version
 
 
-async def race_on(url: str, players: int, seed: int) -> Race:
+async def race_on(url: str, players: int, seed: int, think: float) -> Race:
     """Register `players` bots, start, and play to the champion; the measurements."""
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=32)) as session:
-        race = Race(session, url, "")
+        race = Race(session, url, "", think=think)
         created = await race.call(
             "POST",
             "/tournaments",
@@ -161,7 +168,11 @@ def report(race: Race, players: int) -> None:
     latencies = sorted(1000 * s for s in race.latencies())
     quantiles = statistics.quantiles(latencies, n=100, method="inclusive")
     p50, p95, p99 = quantiles[49], quantiles[94], quantiles[98]
-    print(f"players {players}, actions {race.actions}, play {race.elapsed:.1f} s")
+    rate = race.actions / race.elapsed
+    print(
+        f"players {players}, think {race.think:g} s, actions {race.actions}"
+        f" ({rate:.0f}/s), play {race.elapsed:.1f} s"
+    )
     print(f"your_turn to another player, {len(latencies)} measured:")
     print(f"  p50 {p50:.1f} ms   p95 {p95:.1f} ms   p99 {p99:.1f} ms   max {latencies[-1]:.1f} ms")
     print(f"  target p95 <= {TARGET_MS:.0f} ms: {'met' if p95 <= TARGET_MS else 'missed'}")
@@ -174,10 +185,13 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--url", help="a running service (default: start a fresh one)")
+    parser.add_argument(
+        "--think", type=float, default=0.0, help="seconds a bot waits before each action (0)"
+    )
     options = parser.parse_args()
     with ExitStack() as stack:
         url = options.url or stack.enter_context(serving_in_background(0, "--dice-seed", "race"))
-        race = asyncio.run(race_on(url, options.players, options.seed))
+        race = asyncio.run(race_on(url, options.players, options.seed, options.think))
     report(race, options.players)
     return 0
 

@@ -155,8 +155,9 @@ def play_table(session: Session, table: str, decide: Decide) -> int:
     """Play one table to its end with `decide`; how many actions the bot took.
 
     The bot waits on the table's event feed and reads its view only when the feed says
-    it is to act. An action's answer is the bot's next view: while it is still the bot's
-    turn (a Mäxchen throw, then its announcement) it decides on that without a read.
+    it is to act (on push, `your_turn` brings the view: no read at all). An action's
+    answer is the bot's next view: while it is still the bot's turn (a Mäxchen throw,
+    then its announcement) it decides on that without a read.
     """
     me = session.seat.player_id
     after = -1
@@ -170,7 +171,10 @@ def play_table(session: Session, table: str, decide: Decide) -> int:
             after = feed["version"]
             if feed.get("to_act", me) != me:
                 continue
-            answer = session.view(table)
+            if "view" in feed:  # pushed with `your_turn`
+                answer = {"over": False, "view": feed["view"]}
+            else:
+                answer = session.view(table)
             if answer is None:
                 return actions
         if answer["over"]:

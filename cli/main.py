@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     who = player.add_mutually_exclusive_group(required=True)
     who.add_argument("--name", help="register under this name")
     who.add_argument("--token", help="resume with the token printed when you registered")
+    _add_no_push(player)
     _add_retry_budget(player)
 
     bot = commands.add_parser("bot", help="run bots that play with a decide(view) function")
@@ -53,11 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_service(bot)
     bot.add_argument("--name", help="bot names are NAME-1..NAME-N (default: the module's name)")
-    bot.add_argument(
-        "--no-push",
-        action="store_true",
-        help="poll the table's feed instead of waiting on the service's WebSocket pushes",
-    )
+    _add_no_push(bot)
     bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
     bot.add_argument(
         "--poll", type=float, default=0.5, help="seconds between looks at the table's feed (0.5)"
@@ -75,6 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_service(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default=DEFAULT_URL, help=f"the service (default {DEFAULT_URL})")
     parser.add_argument("--tournament", required=True, help="the tournament id")
+
+
+def _add_no_push(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-push",
+        action="store_true",
+        help="poll the table's feed instead of waiting on the service's WebSocket pushes",
+    )
 
 
 def _add_retry_budget(parser: argparse.ArgumentParser) -> None:
@@ -105,8 +110,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if parsed.command == "play":
             client = ApiClient(parsed.url)
             retry = RetryPolicy(budget=parsed.retry_budget)
+            push = None if parsed.no_push else connector(parsed.url, parsed.tournament)
             return play(
-                client, parsed.tournament, name=parsed.name, token=parsed.token, retry=retry
+                client,
+                parsed.tournament,
+                name=parsed.name,
+                token=parsed.token,
+                retry=retry,
+                push=push,
             )
         return _bots(parsed)
     except (ApiError, RetriesExhausted) as error:

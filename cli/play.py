@@ -4,7 +4,8 @@ Registers (or resumes with the token printed at registration), waits for each ta
 tells what happens at it from the table's event feed (who starts, each announcement,
 each doubt with what was under the cup, points, who is out, the result), shows the
 table and the choices at every own turn, and ends with the place and the champion.
-Input and output are parameters, so a test can script a game.
+With `push` it waits on the service's WebSocket pushes (`cli.push_watch`) instead of
+polling. Input and output are parameters, so a test can script a game.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from cli.api_client import ApiClient, RetryPolicy, Transport
+from cli.push_watch import Connect, PushWatch
 from cli.session import ActionRejected, Pause, Seat, Session, is_done, register, resume
 from cli.table_story import Narrator, continues_turn, names_from, ordinal
 from cli.table_text import announcement_line, choice_label, seat_lines, situation_lines
@@ -42,6 +44,7 @@ class Player:
     watch_seconds: float = 0.5  # the table's event feed while others act
     pause: Pause = time.sleep
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    push: Connect | None = None  # the service's pushes; None: poll
     names: dict[str, str] = field(default_factory=dict)  # display names seen so far
     _waiting_for: str = ""
 
@@ -68,14 +71,23 @@ class Player:
             self.client, self.tournament, seat, self.pause, self.watch_seconds, self.retry
         )
         self.names[seat.player_id] = seat.name
+        pushes = None if self.push is None else PushWatch(self.push)
+        if pushes is not None:
+            session.watch = pushes
         played: set[str] = set()
-        wait = self.poll_seconds
-        while not is_done(me := session.wait_for_table(played, self._tell_waiting, every=wait)):
-            played.add(me["table"])
-            self._play_table(session, me["table"])
-        if me["tournament_status"] != "finished":
-            self.say("You are out. Waiting for the tournament to finish to learn your place...")
-            me = session.wait_for_place(every=wait)
+        try:
+            while not is_done(me := self._next_table(session, pushes, played)):
+                played.add(me["table"])
+                self._play_table(session, me["table"])
+            if me["tournament_status"] != "finished":
+                self.say("You are out. Waiting for the tournament to finish to learn your place...")
+                if pushes is not None:
+                    me = pushes.wait_for_place(session)
+                else:
+                    me = session.wait_for_place(every=self.poll_seconds)
+        finally:
+            if pushes is not None:
+                pushes.close()
         place: int | None = me["place"]
         self.say(self.summary(place, session.tournament_view(), seat.player_id))
         return place
@@ -96,6 +108,19 @@ class Player:
         else:
             crowned = f" · champion {self.names.get(champion, champion)}"
         return f"The tournament is over: {where}{of}{crowned}"
+
+    def _next_table(
+        self, session: Session, pushes: PushWatch | None, played: set[str]
+    ) -> dict[str, Any]:
+        """`/me` once the player sits at a table not in `played`, or is done; on push,
+        one look first to say what the player waits for, then the pushes."""
+        if pushes is None:
+            return session.wait_for_table(played, self._tell_waiting, every=self.poll_seconds)
+        me = session.whereabouts()
+        if is_done(me) or (me["table"] and me["table"] not in played):
+            return me
+        self._tell_waiting(me)
+        return pushes.wait_for_table(session, played)
 
     def _tell_waiting(self, me: dict[str, Any]) -> None:
         status = me["tournament_status"]
@@ -125,8 +150,10 @@ class Player:
             if feed["over"]:
                 self._waiting_for = NEXT_TABLE  # said by the result: through, or out
                 return
+            pushed = feed.get("view")  # `your_turn` brings the view along
             while feed.get("to_act", me) == me:  # asked again after a refused action
-                answer = session.view(table)
+                answer = {"over": False, "view": pushed} if pushed else session.view(table)
+                pushed = None
                 if answer is None or answer["over"]:
                     break
                 view = answer["view"]
@@ -210,11 +237,12 @@ def play(
     watch_seconds: float = 0.5,
     pause: Pause = time.sleep,
     retry: RetryPolicy | None = None,
+    push: Connect | None = None,
 ) -> int:
     """Register or resume, play to the end; the exit code (130 when interrupted)."""
     player = Player(
         client, tournament, input_fn, out or sys.stdout, poll_seconds, watch_seconds, pause,
-        retry or RetryPolicy(),
+        retry or RetryPolicy(), push,
     )  # fmt: skip
     seat: Seat | None = None
     try:

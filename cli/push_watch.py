@@ -55,6 +55,7 @@ class _Table:
     over: bool = False
     turn: int = -1  # the highest version `your_turn` named
     told: int = -1  # the highest turn already handed to the bot
+    view: dict[str, Any] | None = None  # the player's view `your_turn` came with
     records: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -121,6 +122,8 @@ class PushWatch:
         feed: Feed = {"version": version, "over": state.over, "records": records}
         if to_act is not None:
             feed["to_act"] = to_act
+            if state.view is not None and state.view.get("version") == state.turn:
+                feed["view"] = state.view  # the bot acts on it without reading `/me`
         return feed
 
     def _read(self, session: Session, table: str, after: int) -> Feed | None:
@@ -233,7 +236,9 @@ class PushWatch:
             self._tables.setdefault(message["table"], _Table())
         elif kind == "your_turn":
             state = self._tables.setdefault(message["table"], _Table())
-            state.turn = max(state.turn, int(message["version"]))
+            if int(message["version"]) > state.turn:
+                state.turn = int(message["version"])
+                state.view = message.get("view")
         elif kind == "table_events":
             return self._table_events(message, table)
         elif kind == "eliminated":

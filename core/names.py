@@ -26,23 +26,30 @@ _REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp", "Cf"})
 def display_name(raw: str) -> str:
     """The name as it is stored and shown: trimmed and in NFC; `InvalidName` if it is
     empty, longer than `MAX_LENGTH` characters, or holds a character names may not."""
-    name = unicodedata.normalize("NFC", raw).strip()
-    for character in name:
+    return visible_text(raw, "a name", MIN_LENGTH, MAX_LENGTH, NAME_RULE)
+
+
+def visible_text(raw: str, what: str, least: int, most: int, rule: str) -> str:
+    """`raw` trimmed and in NFC, if it has `least` to `most` characters and none that is
+    a control or an invisible formatting character; `InvalidName` naming `what` if not.
+    Player names, and any other text the service shows to others (a tournament's name)."""
+    text = unicodedata.normalize("NFC", raw).strip()
+    for character in text:
         if (
             unicodedata.category(character) in _REFUSED_CATEGORIES
             and character not in _ALLOWED_FORMAT
         ):
             raise InvalidName(
-                f"a name may not contain the control or formatting character "
+                f"{what} may not contain the control or formatting character "
                 f"U+{ord(character):04X}",
-                rule=NAME_RULE,
+                rule=rule,
             )
-    if not MIN_LENGTH <= len(name) <= MAX_LENGTH:
+    if not least <= len(text) <= most:
         raise InvalidName(
-            f"a name has {MIN_LENGTH} to {MAX_LENGTH} characters after trimming, not {len(name)}",
-            rule=NAME_RULE,
+            f"{what} has {least} to {most} characters after trimming, not {len(text)}",
+            rule=rule,
         )
-    return name
+    return text
 
 
 def name_key(name: str) -> str:

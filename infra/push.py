@@ -70,7 +70,7 @@ class TablePush:
         self.table = new
         self.after = -1 if after is None else after  # the records past it are new
         self.seated = after is None
-        self._log: tuple[str | None, list[LogEntry]] | None = None
+        self._log: tuple[Any, str | None, list[LogEntry]] | None = None
         self.sets: dict[str, str | None] = {
             player_sockets(new.tournament, player): player for player in new.seating.seats
         }
@@ -79,7 +79,7 @@ class TablePush:
     def messages(self, viewer: str | None) -> list[Message]:
         """What `viewer` (a seated player, or None for a spectator) is sent, in order."""
         table = self.table
-        to_act, entries = self._replayed()
+        state, to_act, entries = self._replayed()
         messages: list[Message] = []
         if self.seated and viewer is not None:
             messages.append(
@@ -95,16 +95,19 @@ class TablePush:
             }
         )
         if viewer is not None and viewer == to_act:
-            messages.append({"type": "your_turn", **_table_fields(table, table.version)})
+            # the view `GET .../me` would answer, so that the player acts without a read
+            view = get_game(table.seating.game).view(state, viewer)
+            fields = _table_fields(table, table.version)
+            messages.append({"type": "your_turn", **fields, "view": view})
         return messages
 
-    def _replayed(self) -> tuple[str | None, list[LogEntry]]:
-        """Who is to act (None once over) and the whole log."""
+    def _replayed(self) -> tuple[Any, str | None, list[LogEntry]]:
+        """The table's state, who is to act (None once over) and the whole log."""
         if self._log is None:
             seating = self.table.seating
             state, entries = replay_log(seating, self.table.moves)
             to_act = None if self.table.over else get_game(seating.game).to_act(state)
-            self._log = (to_act, entries)
+            self._log = (state, to_act, entries)
         return self._log
 
 

@@ -15,6 +15,10 @@ moto's generic response serializer, which walks botocore's shape model for every
 attribute of every item: 4 ms per stream record, most of the local service's time.
 Their JSON protocol's answer is the result itself, with times as epoch seconds.
 
+It is served by waitress, which keeps connections alive: werkzeug's development server,
+moto's own, closes each after one answer, so every boto3 call opened a new TCP
+connection and the server a new thread (5.3 ms a call against 2.1 ms kept alive).
+
 With `--state FILE` it loads moto's state from FILE at its start, saves it there every
 `SAVE_SECONDS` while requests change it, and once more when it is stopped or its parent
 goes (`local.moto_state`).
@@ -50,10 +54,9 @@ from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
-    MotoRequestHandler,
     create_backend_app,
 )
-from werkzeug.serving import run_simple
+from waitress import serve
 
 from local import moto_state
 
@@ -61,6 +64,11 @@ Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 STOP_SECONDS = 5.0  # how long the server may take to exit when terminated
 SAVE_STOP_SECONDS = 120.0  # ... when it saves its state first (a big tournament's takes seconds)
 PARENT_CHECK_SECONDS = 1.0
+# Waitress, not werkzeug's development server: that one closes the connection after
+# every answer, so each boto3 call paid a new TCP connection and a new thread.
+SERVER_THREADS = 16  # requests served at once (moto itself mostly holds the GIL)
+CONNECTION_LIMIT = 2_000  # kept-alive connections: every client's pool, every worker
+IDLE_SECONDS = 600  # an idle kept-alive connection is closed after this
 SAVE_SECONDS = 5.0  # a crash of the server loses at most the last few seconds' changes
 # Requests that change nothing worth saving: reads, and a queue's receive (a message
 # received but not deleted is visible again after a restart anyway).
@@ -391,12 +399,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         # this server until it has stopped its own callers.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
-    run_simple(
-        options.host,
-        options.port,
+    serve(
         app,
-        threaded=True,
-        request_handler=MotoRequestHandler,
+        host=options.host,
+        port=options.port,
+        threads=SERVER_THREADS,
+        connection_limit=CONNECTION_LIMIT,
+        channel_timeout=IDLE_SECONDS,
+        asyncore_use_poll=True,
+        _quiet=options.quiet,
     )
 
 

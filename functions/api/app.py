@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.api import errors
 from functions.api.body_guard import refuse_bad_body
-from functions.api.routes import docs, pages, players, reconcile, tables, tournaments
+from functions.api.routes import docs, pages, play, players, reconcile, tables, tournaments
 from functions.observability import logger, metrics, tracer
 
 app = APIGatewayHttpResolver(enable_validation=True)
@@ -18,6 +18,7 @@ app.include_router(tournaments.router)
 app.include_router(players.router)
 app.include_router(tables.router)
 app.include_router(pages.router)
+app.include_router(play.router)
 app.include_router(reconcile.router)
 errors.register(app)
 docs.register(app)

@@ -10,10 +10,11 @@ from pydantic_core import PydanticCustomError
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
 from core.errors import InvalidName
 from core.fair_dice import PLAYER_SEED_MAX, SCHEME, InvalidPlayerSeed, check_player_seed
-from core.names import MAX_LENGTH, MIN_LENGTH, display_name
+from core.names import MAX_LENGTH, MIN_LENGTH, display_name, visible_text
 from functions.api.game_views import AsSent, GameView
 
 MAX_PLAYERS = 1_000_000
+TOURNAMENT_NAME_LENGTH = 100
 MAX_ORDER = 10_000  # an order longer than this does not fit a request: use a seed
 
 
@@ -24,21 +25,35 @@ class Lazy(BaseModel):
 
 
 class Strict(Lazy):
-    """Unknown fields are an error, not silently dropped: a typo must not go unnoticed."""
+    """A request body. Unknown fields are an error, not silently dropped: a typo must not
+    go unnoticed; and a number is a JSON number of its type (no `"6"` or `6.0` for an
+    integer, no `true` for a number)."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 class CreateTournament(Strict):
     """What the organizer decides up front (RULES.md §5 and the game's options)."""
 
     game: str = Field(min_length=1, max_length=40, examples=["maexchen"])
-    name: str = Field(default="", max_length=100)
+    name: str = Field(
+        default="",
+        max_length=TOURNAMENT_NAME_LENGTH,
+        description="shown on the pages; trimmed, no control or invisible formatting characters",
+    )
     options: dict[str, Any] = Field(default_factory=dict, description="the game's rule options")
     table_size: int = Field(default=6, ge=MIN_TABLE_SIZE, le=MAX_TABLE_SIZE)
     advance: int = Field(default=2, ge=1, le=MAX_TABLE_SIZE - 1)
     turn_timeout_seconds: int | None = Field(default=None, ge=1, le=86_400)
     player_limit: int = Field(default=MAX_PLAYERS, ge=2, le=MAX_PLAYERS)
+
+    @field_validator("name")
+    @classmethod
+    def _visible(cls, name: str) -> str:
+        try:
+            return visible_text(name, "a tournament name", 0, TOURNAMENT_NAME_LENGTH, "name")
+        except InvalidName as error:
+            raise PydanticCustomError("invalid_name", str(error)) from None
 
 
 class StartTournament(Strict):
@@ -262,10 +277,8 @@ class Whereabouts(Lazy):
     place: int | None = Field(description="their final place, once the tournament finished")
 
 
-class ActionBody(Lazy):
+class ActionBody(Strict):
     """An action: `kind`, plus `value` for a Mäxchen announcement."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kind: Literal["throw", "blind_reroll", "announce", "doubt", "stop", "concede"]
     value: int | None = Field(default=None, ge=0, le=1000)

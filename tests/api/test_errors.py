@@ -43,6 +43,12 @@ def test_a_body_that_is_not_an_object_is_400(stack: Stack) -> None:
     [
         ({"game": "maexchen", "table_size": 13}, "table_size"),
         ({"game": "maexchen", "table_size": "four"}, "table_size"),
+        # a number is a JSON number of its type: no strings, floats or booleans for it
+        ({"game": "maexchen", "table_size": "6"}, "table_size"),
+        ({"game": "maexchen", "table_size": 6.0}, "table_size"),
+        ({"game": "maexchen", "advance": True}, "advance"),
+        ({"game": 7}, "game"),
+        ({"game": "maexchen", "name": "Pub\x00cup"}, "name"),
         ({"game": "maexchen", "advance": 0}, "advance"),
         ({"game": "maexchen", "player_limit": 1}, "player_limit"),
         ({"game": "maexchen", "turn_timeout_seconds": 0}, "turn_timeout_seconds"),
@@ -138,6 +144,30 @@ def test_a_stale_version_is_409_with_the_current_version(stack: Stack) -> None:
         "stale_version",
         1,
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"version": "0", "action": {"kind": "throw"}}, "version"),
+        ({"version": 0.0, "action": {"kind": "throw"}}, "version"),
+        ({"version": 0, "action": {"kind": "throw", "value": "62"}}, "action.value"),
+        ({"version": 0, "action": {"kind": "throw", "valeu": 62}}, "action.valeu"),
+    ],
+)
+def test_an_action_with_a_loose_number_or_a_typo_is_422_and_changes_nothing(
+    stack: Stack, body: dict[str, Any], field: str
+) -> None:
+    tournament, _, acting, _, view = first_turn(stack)
+    path = f"/tournaments/{tournament}/tables/R1-1"
+    answer = stack.api.call("POST", path + "/actions", body, token=acting["player_token"])
+    assert (answer.status, answer.body["code"], answer.body["field"]) == (
+        422,
+        "invalid_field",
+        field,
+    )
+    after = stack.api.call("GET", path + "/me", token=acting["player_token"]).body["view"]
+    assert after["version"] == view["version"]
 
 
 def test_acting_out_of_turn_is_409_and_changes_nothing(stack: Stack) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import json
 import random
 import re
 import xml.etree.ElementTree as ET
@@ -19,6 +20,7 @@ from core.match import Seating
 from functions.api.pages import bracket_svg
 from functions.api.pages.bracket_svg import DRAWN_PER_ROUND, Picture, RoundColumn, Seat, TableBox
 from functions.api.pages.markup import esc
+from functions.api.pages.qr import qr_svg
 from functions.api.routes import pages
 from functions.wiring import services, use_services
 from infra.table_item import TableRecord
@@ -28,6 +30,7 @@ REFRESH = '<meta http-equiv="refresh"'
 EVIL = "<script>alert(1)</script>"
 QUOTES = "\"&'"
 ESCAPED = ("&lt;script&gt;alert(1)&lt;/script&gt;", "&quot;&amp;&#x27;")
+SITE = {"Host": "knobelcup.example", "X-Forwarded-Proto": "https"}
 NAMES = [EVIL, QUOTES, "Anna", "Bernd", "Carla", "Dieter", "Emil", "Frieda"]
 
 
@@ -97,11 +100,6 @@ def boxes_by_round(svg: ET.Element) -> dict[int, list[ET.Element]]:
     return found
 
 
-def shown_dice(html: str) -> list[str]:
-    """Every die value a watch page shows in its log's events."""
-    return re.findall(r"dice <b>([0-9, ]+)</b>", html)
-
-
 # --- landing -------------------------------------------------------------------------
 
 
@@ -117,13 +115,17 @@ def test_the_landing_page_opens_a_bracket_by_id_and_links_to_the_docs(stack: Sta
     assert odd.headers["location"] == "tournaments/a%2Fb%3Fc/bracket"
     blank = stack.api.call("GET", "/open", query="tournament=%20")
     assert blank.status == 303 and blank.headers["location"] == "./"
+    played = stack.api.call("GET", "/open", query="tournament=t-abc&to=play")
+    assert played.status == 303 and played.headers["location"] == "tournaments/t-abc/play"
     assert stack.api.call("GET", "/docs").status == 200  # `/` took nothing from the docs
 
 
 def test_pages_stay_out_of_the_openapi_document(stack: Stack) -> None:
     paths = stack.api.call("GET", "/openapi.json").body["paths"]
     assert "/tournaments/{tournament_id}" in paths
-    assert not [p for p in paths if p in ("/", "/open") or p.endswith(("bracket", "watch"))]
+    pages = ("bracket", "watch", "play")
+    assert not [p for p in paths if p in ("/", "/open") or p.endswith(pages)]
+    assert not [p for p in paths if p.startswith("/assets")]
     assert not [p for p in paths if p.endswith(".svg")]
 
 
@@ -145,8 +147,15 @@ def test_a_running_bracket_refreshes_and_draws_every_table_with_links(stack: Sta
     assert answer.status == 200
     assert answer.headers["content-type"] == "text/html; charset=utf-8"
     html = answer.raw
-    assert REFRESH in html
-    assert not re.search(r"<script|<link| src=|url\(", html)  # no script, no outside asset
+    assert f"<noscript>{REFRESH}" in html  # reloads only where scripts do not run
+    assert 'data-refresh="3"' in html  # where they do, its script reads it again in place
+    sources = re.findall(r'<script src="([^"]*)"', html)
+    assert sources == ["../../assets/live.js", "../../assets/bracket.js"]
+    assert not re.search(r"<link|url\(|https?://", html.split("<body>")[0])  # nothing outside
+    for source in sources:
+        script = stack.api.call("GET", "/" + source.removeprefix("../../"))
+        assert script.status == 200 and "javascript" in script.headers["content-type"]
+    assert stack.api.call("GET", "/assets/secrets.txt").status == 404
     assert "CHAMPION</div>" not in html  # no champion banner while running
     for ref in ("R1-1", "R1-2", "R2-1"):
         assert f'href="tables/{ref}/watch"' in html
@@ -211,8 +220,14 @@ def test_names_are_escaped_on_every_page(stack: Stack) -> None:
         t for t, seated in cup.tables.items() if any(cup.names[p] == EVIL for p in seated)
     )
     play(stack, cup, evil_table, actions=2)
-    for path in ("bracket", "bracket.svg", f"tables/{evil_table}/watch"):
-        raw = page(stack, f"/tournaments/{cup.id}/{path}")
+    for path, query in (
+        ("bracket", ""),
+        ("bracket", "projector=1"),
+        ("play", ""),
+        ("bracket.svg", ""),
+        (f"tables/{evil_table}/watch", ""),
+    ):
+        raw = page(stack, f"/tournaments/{cup.id}/{path}", query=query)
         assert "<script>" not in raw and QUOTES not in raw, path
         assert all(escaped in raw for escaped in ESCAPED), path
     ET.fromstring(page(stack, f"/tournaments/{cup.id}/bracket.svg"))
@@ -240,13 +255,16 @@ def test_the_watch_page_shows_no_hidden_die_until_the_table_is_over(stack: Stack
     thrown = [e for r in log["records"] for e in r["events"] if e["type"] == "DiceThrown"]
     hidden = [e for e in thrown if e["dice"] is None]
     assert hidden, "Mäxchen throws under the cup: the test needs a hidden one"
-    public = sorted(", ".join(map(str, e["dice"])) for e in thrown if e["dice"] is not None)
-    assert sorted(shown_dice(live)) == public
-    assert live.count("dice <span class=hidden>hidden</span>") == len(hidden)
-    assert "<th>dice</th>" not in live
+    data = embedded(live, "table-data")
+    told = [e for r in data["records"] for e in r["events"] if e["type"] == "DiceThrown"]
+    assert told == thrown  # what the script tells is the spectator's log, no die more
+    assert not any("dice" in record for record in data["records"])
+    assert data["view"] == seen["view"] and data["over"] is False
     assert REFRESH in live and "href='../../bracket'" in live
     for player in cup.tables["R1-1"]:
         assert esc(cup.names[player]) in live
+        assert data["names"][player] == cup.names[player]
+    assert EVIL not in live.split('id="table-data">')[1]  # the JSON escapes its <
     to_act = seen["view"]["to_act"]
     assert f"{esc(cup.names[to_act])} to act" in live
     assert f"turn {seen['view']['version']}" in live
@@ -255,11 +273,43 @@ def test_the_watch_page_shows_no_hidden_die_until_the_table_is_over(stack: Stack
     over = page(stack, watch)
     revealed = stack.api.call("GET", f"/tournaments/{cup.id}/tables/R1-1/log").body
     assert revealed["complete"]
-    thrown = [e for r in revealed["records"] for e in r["events"] if e["type"] == "DiceThrown"]
-    assert len(shown_dice(over)) == len(thrown) > len(public)
-    assert "<th>dice</th>" in over and "hidden</span>" not in over
+    data = embedded(over, "table-data")
+    assert data["records"] == revealed["records"] and data["over"] is True
+    told = [e for r in data["records"] for e in r["events"] if e["type"] == "DiceThrown"]
+    assert all(e["dice"] is not None for e in told) and len(told) > len(thrown) - len(hidden)
     assert REFRESH not in over
-    assert over.count("<tr><td>") == len(revealed["records"])
+
+
+def embedded(html: str, element: str) -> Any:
+    """The JSON a page embeds for its script."""
+    found = re.search(f'<script type="application/json" id="{element}">(.*?)</script>', html)
+    assert found is not None, element
+    return json.loads(found[1])
+
+
+def test_the_projector_view_carries_a_qr_code_of_the_play_page(stack: Stack) -> None:
+    cup = start_cup(stack)
+    html = page(stack, f"/tournaments/{cup.id}/bracket", query="projector=1", headers=SITE)
+    play_url = f"https://knobelcup.example/tournaments/{cup.id}/play"
+    assert esc(play_url) in html
+    assert qr_svg(play_url) in html  # the code of that very address
+    assert html.count('class="tbl ') == 3  # R1-1, R1-2 and the final
+    assert 'data-refresh="3"' in html and "body class=projector" in html
+    plain = page(stack, f"/tournaments/{cup.id}/bracket", query="projector=0")
+    assert "body class=projector" not in plain
+
+
+def test_the_play_page_is_a_frame_for_its_script(stack: Stack) -> None:
+    cup = start_cup(stack, start=False)
+    html = page(stack, f"/tournaments/{cup.id}/play", headers=SITE)
+    data = embedded(html, "play-data")
+    assert data == {"tournament": cup.id, "game": "maexchen", "status": "open"}
+    assert re.findall(r'<script src="([^"]*)"', html) == [
+        f"../../assets/{name}.js" for name in ("story", "live", "table", "play")
+    ]
+    assert 'data-socket="wss://knobelcup.example/ws"' in html
+    missing = stack.api.call("GET", "/tournaments/t-none/play")
+    assert missing.status == 404 and "text/html" in missing.headers["content-type"]
 
 
 def test_a_table_not_seated_yet_names_its_feeders_and_waits(stack: Stack) -> None:

@@ -23,12 +23,14 @@ import pytest
 from cli.api_client import ApiClient
 from cli.botkit import BotResult, load_decider, run_bot
 from cli.play import Player, play
+from cli.push_watch import connector
 from cli.table_story import Narrator, continues_turn, names_from, ordinal
 from cli.table_text import announcement_line, choice_label, seat_lines, situation_lines
 from core.actions import Announce, Throw, Timeout
 from core.audit import records_after
 from core.match import Move, Seating, replay_log
 from core.registry import get_game
+from local.lambda_events import HttpAnswer
 from local.service import running_service
 
 BOTS = Path(__file__).resolve().parents[2] / "examples" / "bots"
@@ -304,8 +306,22 @@ def wait_until(condition: Callable[[], bool], seconds: float = 30) -> None:
         time.sleep(0.05)
 
 
-def test_a_scripted_person_plays_a_tournament_to_its_end(service_url: str) -> None:
+class CountedViews(ApiClient):
+    """An `ApiClient` that counts its reads of a table view (`GET .../tables/{ref}/me`)."""
+
+    views = 0
+
+    def call(self, method: str, path: str, body: object = None, **request: Any) -> HttpAnswer:
+        if "/tables/" in path and path.endswith("/me"):
+            self.views += 1
+        return super().call(method, path, body, **request)
+
+
+@pytest.mark.parametrize("on_push", [False, True], ids=["polling", "on-push"])
+def test_a_scripted_person_plays_a_tournament_to_its_end(service_url: str, on_push: bool) -> None:
     organizer, tournament, token = organize(service_url)
+    push = connector(service_url, tournament) if on_push else None
+    person_client = CountedViews(service_url)
     bluffer = load_decider(str(BOTS / "maexchen_bluffer.py"))
     bots: list[str] = []
     out = io.StringIO()
@@ -322,13 +338,13 @@ def test_a_scripted_person_plays_a_tournament_to_its_end(service_url: str) -> No
     def bot(number: int) -> BotResult:
         return run_bot(
             ApiClient(service_url), tournament, f"bluffer-{number}", bluffer, poll_seconds=0.05,
-            on_registered=lambda seat: bots.append(seat.player_id),
+            on_registered=lambda seat: bots.append(seat.player_id), push=push,
         )  # fmt: skip
 
     with ThreadPoolExecutor(max_workers=3) as pool:
         person = pool.submit(
-            play, ApiClient(service_url), tournament, name="Anna", input_fn=first_choice,
-            out=out, poll_seconds=0.05, watch_seconds=0.05,
+            play, person_client, tournament, name="Anna", input_fn=first_choice,
+            out=out, poll_seconds=0.05, watch_seconds=0.05, push=push,
         )  # fmt: skip
         others = [pool.submit(bot, number) for number in (1, 2)]
         wait_until(lambda: len(bots) == 2 and "Registered as Anna" in out.getvalue())
@@ -362,6 +378,8 @@ def test_a_scripted_person_plays_a_tournament_to_its_end(service_url: str) -> No
     assert resumed is not None
     me = ApiClient(service_url).ok("GET", f"/tournaments/{tournament}/me", token=resumed.group(1))
     assert me["place"] == int(place.group(1))
+    # on push `your_turn` brings the view: read only after a refused action or a gap
+    assert (person_client.views < text.count("Your turn.")) == on_push
 
 
 def test_ctrl_c_stops_cleanly_and_the_token_resumes(service_url: str) -> None:

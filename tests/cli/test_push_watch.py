@@ -120,6 +120,20 @@ def test_a_turn_is_heard_without_reads_and_duplicates_are_dropped() -> None:
     assert transport.reads == ["events"] and clock.slept == [] and watch.connects == 1
 
 
+def test_a_turn_pushed_with_the_view_is_played_without_reading_it() -> None:
+    view = {"version": 2, "to_act": ME, "legal_actions": [{"kind": "throw"}]}
+    source = FakeSource([events(2, 1, 2), {**turn(2), "view": view}, turn(2)])
+    _, session, transport, _ = setup([source], quiet_feed(0))
+    feed = session.wait_for_change("R1-1", 0)
+    assert feed is not None and feed["view"] == view
+    assert transport.reads == ["events"]  # the read after connecting, no `/me`
+
+    stale = {**view, "version": 1}  # a view of an older version is not handed on
+    source.script += [events(3, 3), {**turn(4), "view": stale}]
+    feed = session.wait_for_change("R1-1", 2)
+    assert feed is not None and feed["to_act"] == ME and "view" not in feed
+
+
 def test_a_version_jump_returns_what_the_feed_says() -> None:
     source = FakeSource([events(1, 1), events(5, 5)])
     _, session, transport, _ = setup([source], quiet_feed(0))

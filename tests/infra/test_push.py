@@ -90,16 +90,20 @@ def _state(seating: Seating, moves: list[Move]) -> Any:
     return state
 
 
-def test_the_player_to_act_gets_your_turn_with_the_version_to_act_on() -> None:
+def test_the_player_to_act_gets_your_turn_with_the_version_and_their_own_view() -> None:
     seating, moves, _ = played(seed=12345)
+    game = get_game("maexchen")
     for upto in range(1, 8):
         push = table_push(modify(table(seating, moves[: upto - 1]), table(seating, moves[:upto])))
         assert push is not None
-        to_act = get_game("maexchen").to_act(_state(seating, moves[:upto]))
+        state = _state(seating, moves[:upto])
+        to_act = game.to_act(state)
         for player in SEATS:
             turns = [m for m in push.messages(player) if m["type"] == "your_turn"]
-            expected = [{"type": "your_turn", "tournament": T, "table": "R2-5", "version": upto}]
-            assert turns == (expected if player == to_act else [])
+            expected = {"type": "your_turn", "tournament": T, "table": "R2-5", "version": upto}
+            # the view `GET .../me` answers: the player's own dice, nobody else's
+            view = json.loads(json.dumps(game.view(state, player)))
+            assert turns == ([{**expected, "view": view}] if player == to_act else [])
         assert [m["type"] for m in push.messages(None)] == ["table_events"]
 
 

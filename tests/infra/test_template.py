@@ -476,6 +476,14 @@ def test_the_socket_stage_is_ws_throttled_and_logged(template: dict[str, Any]) -
     assert template["Outputs"]["SocketUrl"]["Value"]["Fn::Sub"].startswith("wss://${SocketApi}.")
 
 
+def test_the_pages_connect_to_the_socket_api_the_stack_outputs(template: dict[str, Any]) -> None:
+    api = _properties(template, "ApiFunction")
+    socket = api["Environment"]["Variables"]["KNOBELCUP_SOCKET_URL"]["Fn::Sub"]
+    output = template["Outputs"]["SocketUrl"]["Value"]["Fn::Sub"]
+    assert socket.startswith("wss://${SocketApi}.") and socket.endswith("/${SocketStage}")
+    assert socket.split("/")[2] == output.split("/")[2]  # the same host as SocketUrl
+
+
 def test_the_publisher_pushes_to_the_stage_it_may_post_to_and_without_delay(
     template: dict[str, Any],
 ) -> None:

@@ -18,15 +18,17 @@ from local.lambda_events import HttpAnswer
 
 
 class Counted(ApiClient):
-    """An `ApiClient` counting its requests by the path's last part."""
+    """An `ApiClient` counting its requests by the path's last part (`view` for a
+    player's view of a table)."""
 
     def __init__(self, url: str, counts: Counter[str], lock: threading.Lock) -> None:
         super().__init__(url)
         self.counts, self.lock = counts, lock
 
     def call(self, method: str, path: str, body: object = None, **request: Any) -> HttpAnswer:
+        kind = "view" if "/tables/" in path and path.endswith("/me") else path.rsplit("/", 1)[-1]
         with self.lock:
-            self.counts[path.rsplit("/", 1)[-1]] += 1
+            self.counts[kind] += 1
         return super().call(method, path, body, **request)
 
 
@@ -74,3 +76,5 @@ def test_bots_on_push_play_a_tournament_to_its_champion() -> None:
     # polling at 0.5 s would read the feed several times per action; on push a bot
     # reads it about once per table (the look after being seated)
     assert counts["events"] <= counts["actions"]
+    # `your_turn` brings the player's view: a view is read only after a look at the feed
+    assert counts["view"] <= counts["events"]

@@ -62,6 +62,12 @@ class Served:
         )
         return acted
 
+    def view(self, player: str) -> dict[str, Any]:
+        """The player's own view of the table, as `GET .../me` answers it."""
+        path = f"/tournaments/{self.tournament}/tables/R1-1/me"
+        view: dict[str, Any] = self.api.ok("GET", path, token=self.tokens[player])["view"]
+        return view
+
     def to_act(self) -> str:
         table = self.api.ok("GET", f"/tournaments/{self.tournament}/tables/R1-1")
         return str(table["view"]["to_act"])
@@ -135,6 +141,7 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
         "tournament": cup.tournament,
         "table": "R1-1",
         "version": 0,
+        "view": cup.view(first),  # what `GET .../me` answers: no read needed to act
     }
 
     # a throw: the thrower sees their dice, the others and the spectator do not
@@ -154,6 +161,7 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
         "tournament": cup.tournament,
         "table": "R1-1",
         "version": 2,
+        "view": cup.view(following),
     }
     announced = until(watcher, _type("table_events", 2))[-1]
     assert announced["over"] is False

@@ -3,6 +3,8 @@ then the bracket shows the champion, stops refreshing, and every table's log is 
 
 from __future__ import annotations
 
+import json
+import re
 import xml.etree.ElementTree as ET
 
 from tournament_kit import StackFactory, bot_tournament, http
@@ -28,7 +30,7 @@ def test_a_finished_bracket_crowns_its_champion_and_stops_refreshing(
 
     page = http("GET", base + "/bracket")
     assert page.status == 200 and page.headers["content-type"] == "text/html; charset=utf-8"
-    assert REFRESH not in page.raw
+    assert REFRESH not in page.raw and "data-refresh" not in page.raw  # final: stops
     assert f"CHAMPION</div><div class=who>{esc(champion)}</div>" in page.raw
     assert "<b>Carla</b>" not in page.raw
 
@@ -54,7 +56,11 @@ def test_a_finished_bracket_crowns_its_champion_and_stops_refreshing(
     assert watch.status == 200 and REFRESH not in watch.raw
     log = http("GET", base + "/tables/R3-1/log").body
     thrown = [e for r in log["records"] for e in r["events"] if e["type"] == "DiceThrown"]
-    assert "<th>dice</th>" in watch.raw and watch.raw.count("dice <b>") == len(thrown)
+    found = re.search(r'<script type="application/json" id="table-data">(.*?)</script>', watch.raw)
+    assert found is not None
+    told = json.loads(found[1])
+    assert told["over"] is True and told["records"] == log["records"]
+    assert all(e["dice"] is not None for e in thrown)  # the script draws every throw
     bye = http("GET", base + "/tables/R1-3/watch")
     assert bye.status == 200 and "goes on to the next round without playing" in bye.raw
     assert "Emil" in bye.raw and REFRESH not in bye.raw

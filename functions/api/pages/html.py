@@ -1,12 +1,15 @@
 """The HTML pages: landing, bracket and errors, and the frame every page shares.
 
-Pure and self-contained: CSS inline, no scripts, no external assets, so a page works
-offline on the pub's screen. Every value from users passes through `esc`. Live pages
-reload themselves with a meta refresh until what they show is over.
+Pure and self-contained: CSS inline, scripts only from the service itself (`assets/`),
+nothing from elsewhere, so a page works offline on the pub's screen. Every value from
+users passes through `esc` (or `json_data` for what a script reads). Live pages update in
+place from their scripts; without scripts they reload themselves until what they show is
+over (a meta refresh inside `<noscript>`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -19,6 +22,7 @@ from functions.api.pages.bracket_svg import (
     RoundColumn,
     render,
 )
+from functions.api.pages.live_css import LIVE_CSS
 from functions.api.pages.markup import count, esc
 
 GAMES = {"maexchen": "Mäxchen", "mariechen": "Mariechen", "zweiundvierzig": "42 muss kommen"}
@@ -72,9 +76,14 @@ dl.facts dd{margin:0;font-weight:600}
 td.events ul{margin:0;padding-left:18px}
 table.log td:not(.events){white-space:nowrap}
 .hidden{color:#9aa5b1;font-style:italic}
-form{display:flex;gap:8px;margin:10px 0}
-input{font:inherit;padding:8px 10px;border:1px solid #c3cad3;border-radius:8px;min-width:300px}
+form{display:flex;flex-wrap:wrap;gap:8px;margin:10px 0}
+input{font:inherit;padding:8px 10px;border:1px solid #c3cad3;border-radius:8px;min-width:0;
+flex:1 1 220px}
 button{font:inherit;padding:8px 16px;border:0;border-radius:8px;background:#1f2933;color:#fff}
+header h1,.card h2,.who{overflow-wrap:anywhere}
+@media (max-width:600px){header{padding:14px 16px}header h1{font-size:23px}
+main{padding:14px 10px 30px}.card{padding:12px 12px}ol.standings{columns:1}
+.champion{padding:10px 14px}.champion .who{font-size:26px}}
 """
 
 
@@ -90,25 +99,53 @@ class TournamentInfo(NamedTuple):
     advance: int
 
 
-def document(title: str, body: str, *, refresh: int | None = None) -> str:
-    """A whole HTML page; `refresh` seconds make it reload itself."""
-    meta = f'<meta http-equiv="refresh" content="{refresh}">' if refresh else ""
+def document(
+    title: str,
+    body: str,
+    *,
+    refresh: int | None = None,
+    scripts: Sequence[str] = (),
+    root: str = "",
+    css: str = "",
+    body_class: str = "",
+) -> str:
+    """A whole HTML page (`css` added to the shared style, `body_class` on its body).
+    `scripts` are names in the service's `assets/`, reached through `root` (the way from
+    the page's URL to the site's root, e.g. "../../"); `refresh` seconds make it reload
+    itself where scripts do not run."""
+    meta = (
+        f'<noscript><meta http-equiv="refresh" content="{refresh}"></noscript>' if refresh else ""
+    )
+    tags = "".join(
+        f'<script src="{esc(root)}assets/{esc(name)}" defer></script>' for name in scripts
+    )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        f"{meta}<title>{esc(title)}</title><style>{CSS}</style></head>"
-        f"<body>{body}</body></html>"
+        f"{meta}<title>{esc(title)}</title><style>{CSS}{LIVE_CSS}{css}</style>{tags}</head>"
+        f"<body{f' class={esc(body_class)}' if body_class else ''}>{body}</body></html>"
     )
 
 
+def json_data(element_id: str, value: object) -> str:
+    """`value` as JSON in a `<script type="application/json">` a page's script reads:
+    `<`, `>` and `&` escaped, so no text in it can end the element or open another."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f'<script type="application/json" id="{esc(element_id)}">{text}</script>'
+
+
 def landing_page() -> str:
-    """The start page: open a tournament's bracket by its id."""
+    """The start page: play in a tournament, or watch its bracket, by its id."""
     body = (
         "<header><h1>Knobelcup</h1><div class=meta>Tournaments of Mäxchen, Mariechen "
-        "and 42 muss kommen</div></header><main><div class=card><h2>Watch a tournament</h2>"
+        "and 42 muss kommen</div></header><main><div class=card><h2>Play or watch</h2>"
         '<form method="get" action="open"><input name="tournament" required '
         'placeholder="tournament id, e.g. t-k3x9m2p7qa" aria-label="tournament id">'
+        '<button name="to" value="play">Play</button>'
         "<button>Open the bracket</button></form>"
+        "<p class=muted>At the pub, scan the QR code on the organizer's screen instead.</p>"
         '<p class=muted>The API and its documentation: <a href="docs">/docs</a> '
         '(<a href="openapi.json">OpenAPI</a>).</p></div></main>'
     )
@@ -129,8 +166,9 @@ def header(info: TournamentInfo, title: str, extra: str = "") -> str:
     game = GAMES.get(info.game, info.game)
     return (
         f"<header><h1>{esc(title)}</h1><div class=meta>{esc(game)} · "
-        f"{count(info.players, 'player')} · tables of {info.table_size}, "
-        f"{info.advance} go on · <span class='badge {esc(info.status)}'>{esc(info.status)}"
+        f"<span class=players>{count(info.players, 'player')}</span> · tables of "
+        f"{info.table_size}, {info.advance} go on · "
+        f"<span class='badge {esc(info.status)}'>{esc(info.status)}"
         f"</span>{extra}</div></header>"
     )
 
@@ -147,10 +185,18 @@ def bracket_page(
     champion: str | None,
     standings: Sequence[tuple[int, str]],
     refresh: int | None,
+    socket: str = "",
 ) -> str:
-    """The bracket page: champion, standings, the picture, and every round's tables."""
+    """The bracket page: champion, standings, every round's tables and the picture. It
+    updates in place every `refresh` seconds (and at once when the tournament finishes,
+    pushed over the WebSocket at `socket`) until the tournament is finished."""
     title = tournament_title(info)
-    parts = [header(info, title), "<main>"]
+    links = (
+        ' · <a href="play">play</a> · <a href="bracket?projector=1">projector</a>'
+        if info.status != "finished"
+        else ' · <a href="bracket?projector=1">projector</a>'
+    )
+    parts = [header(info, title, links), live_main(info.id, refresh, socket)]
     if champion is not None:
         parts.append(
             "<section class=champion><div class=star>★</div><div><div class=label>CHAMPION"
@@ -167,15 +213,33 @@ def bracket_page(
             "once the organizer starts the tournament.</p></section>"
         )
     else:
-        svg = render(picture, title=f"Bracket of {title}", standalone=False, shrink=0.75)
-        parts.append(f"<section class=picture>{svg}</section>")
         parts.append("<section class=card><h2>Rounds</h2>")
         parts.extend(_round_list(column, column is picture.rounds[-1]) for column in picture.rounds)
         parts.append("</section>")
+        svg = render(picture, title=f"Bracket of {title}", standalone=False, shrink=0.9)
+        parts.append(f"<section class=picture>{svg}</section>")
     if refresh:
-        parts.append(f"<p class=muted>This page updates itself every {refresh} seconds.</p>")
+        parts.append("<p class=muted>This page follows the tournament as it happens.</p>")
     parts.append('<p class=muted><a href="../../">Knobelcup</a></p></main>')
-    return document(f"{title} · bracket", "".join(parts), refresh=refresh)
+    return document(
+        f"{title} · bracket",
+        "".join(parts),
+        refresh=refresh,
+        scripts=["live.js", "bracket.js"],
+        root="../../",
+    )
+
+
+def live_main(tournament: str, refresh: int | None, socket: str, *, narrow: bool = False) -> str:
+    """The `<main>` a live page's script swaps in place: how often to read the page
+    again (none: it is final), and where the tournament's pushes come from; `narrow`
+    keeps a page of one table readable on a wide screen."""
+    every = f' data-refresh="{refresh}"' if refresh else ""
+    kind = " class=narrow" if narrow else ""
+    return (
+        f'<main id=live{kind} data-tournament="{esc(tournament)}" '
+        f'data-socket="{esc(socket)}"{every}>'
+    )
 
 
 def _round_list(column: RoundColumn, final: bool) -> str:

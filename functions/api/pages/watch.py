@@ -1,7 +1,10 @@
-"""The page of one table: the spectator view and the audit log, in words.
+"""The page of one table: the spectator view and the story of its log, live.
 
 It shows only what `TurnService.spectator_view` and `audit_log` answer, which hide every
 die under the cup until the table is over; names come in as a mapping from player id.
+The seats are drawn here for the first paint; the page's script (`assets/watch.js`) tells
+the log in sentences with the dice as pips, and follows the table over the WebSocket (the
+event feed when the socket is lost), redrawing in place.
 """
 
 from __future__ import annotations
@@ -10,7 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from functions.api.pages.bracket_svg import BYE, OVER, PLAYING, WAITING
-from functions.api.pages.html import TournamentInfo, document, header, tournament_title
+from functions.api.pages.html import (
+    TournamentInfo,
+    document,
+    header,
+    json_data,
+    live_main,
+    tournament_title,
+)
 from functions.api.pages.markup import esc
 
 _NOT_FACTS = {"game", "version", "options", "seats", "to_act", "legal_actions", "ranking"}
@@ -25,8 +35,9 @@ def watch_page(
     over: bool,
     records: Sequence[Mapping[str, Any]],
     names: Mapping[str, str],
+    socket: str = "",
 ) -> str:
-    """One table: the spectator view and the audit log, readable."""
+    """One table: the spectator view and the audit log, told in sentences."""
     title = f"{ref} · {tournament_title(info)}"
     state = OVER if over else PLAYING
     to_act = view.get("to_act")
@@ -37,22 +48,46 @@ def watch_page(
         if to_act
         else "waiting for the dice"
     )
+    data = {
+        "table": ref,
+        "game": info.game,
+        "view": dict(view),
+        "over": over,
+        "names": dict(names),
+        "records": list(records),
+    }
     parts = [
         header(info, title, BACK),
-        "<main><section class=card>",
-        f"<h2>{esc(ref)} <span class='badge {state}'>{state}</span> "
-        f"<span class=muted>· turn {esc(view.get('version', 0))} · {line}</span></h2>",
-        _seats(view, names),
+        live_main(info.id, None, socket, narrow=True),
+        "<section class=card id=table-card>",
+        f"<h2>{esc(ref)} <span class='badge {state}' id=state>{state}</span> "
+        f"<span class=muted id=turn>· turn {esc(view.get('version', 0))} · {line}</span></h2>",
+        f"<div id=seats>{_seats(view, names)}</div>",
         "</section>",
-        _facts(view, names),
-        _log(records, names),
+        f"<div id=facts>{_facts(view, names)}</div>",
+        "<section class=card><h2>What happened</h2>",
+        "<noscript><p class=muted>The story of the table needs JavaScript; "
+        "its log is at <a href=log>log</a>.</p></noscript>",
+        "<ol class=story id=story></ol></section>",
+        json_data("table-data", data),
         "</main>",
     ]
-    return document(title, "".join(parts), refresh=None if over else 3)
+    return document(
+        title,
+        "".join(parts),
+        refresh=None if over else 3,
+        scripts=["story.js", "live.js", "table.js", "watch.js"],
+        root="../../../../",
+    )
 
 
 def pending_table_page(
-    info: TournamentInfo, ref: str, *, feeders: Sequence[str], bye: str | None
+    info: TournamentInfo,
+    ref: str,
+    *,
+    feeders: Sequence[str],
+    bye: str | None,
+    socket: str = "",
 ) -> str:
     """A table not seated yet (waiting for its feeders), or a bye."""
     title = f"{ref} · {tournament_title(info)}"
@@ -61,12 +96,16 @@ def pending_table_page(
     else:
         text = f"This table is seated once {esc(', '.join(feeders))} are over."
     state = BYE if bye is not None else WAITING
+    refresh = None if bye is not None else 3
     body = (
         header(info, title, BACK)
-        + f"<main><section class=card><h2>{esc(ref)} <span class='badge {state}'>{state}"
+        + live_main(info.id, refresh, socket)
+        + f"<section class=card><h2>{esc(ref)} <span class='badge {state}'>{state}"
         f"</span></h2><p>{text}</p></section></main>"
     )
-    return document(title, body, refresh=None if bye is not None else 3)
+    return document(
+        title, body, refresh=refresh, scripts=["live.js", "bracket.js"], root="../../../../"
+    )
 
 
 def _seats(view: Mapping[str, Any], names: Mapping[str, str]) -> str:
@@ -105,55 +144,6 @@ def _facts(view: Mapping[str, Any], names: Mapping[str, str]) -> str:
         for key, value in facts
     )
     return f"<section class=card><h2>At the table</h2><dl class=facts>{items}</dl></section>"
-
-
-def _log(records: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
-    revealed = any("dice" in record for record in records)
-    head = "<th>turn</th><th>player</th><th>action</th>"
-    head += "<th>dice</th>" if revealed else ""
-    rows = []
-    for record in reversed(records):
-        player = record.get("player")
-        action = record.get("action")
-        dice = f"<td>{esc(_show(record.get('dice'), names))}</td>" if revealed else ""
-        events = "".join(f"<li>{_event(e, names)}</li>" for e in record.get("events") or [])
-        rows.append(
-            f"<tr><td>{esc(record.get('version'))}</td>"
-            f"<td>{esc(names.get(player, player) if player else '—')}</td>"
-            f"<td>{esc(_action(action))}</td>{dice}"
-            f"<td class=events><ul>{events}</ul></td></tr>"
-        )
-    note = (
-        "Every throw is shown: the table is over."
-        if revealed
-        else "Dice under the cup stay hidden until the table is over."
-    )
-    return (
-        f"<section class=card><h2>Log</h2><p class=muted>{note}</p>"
-        f"<table class=log><tr>{head}<th>what happened</th></tr>{''.join(rows)}</table></section>"
-    )
-
-
-def _action(action: Mapping[str, Any] | None) -> str:
-    if action is None:
-        return "seated"
-    words = [str(action.get("kind", "")).replace("_", " ")]
-    words += [str(value) for key, value in action.items() if key != "kind"]
-    return " ".join(words)
-
-
-def _event(event: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    kind = str(event.get("type", ""))
-    words = "".join(f" {c.lower()}" if c.isupper() else c for c in kind).strip().capitalize()
-    fields = []
-    for key, value in event.items():
-        if key == "type":
-            continue
-        if key == "dice" and value is None:
-            fields.append("dice <span class=hidden>hidden</span>")
-            continue
-        fields.append(f"{esc(key.replace('_', ' '))} <b>{esc(_show(value, names))}</b>")
-    return f"{esc(words)}: " + ", ".join(fields) if fields else esc(words)
 
 
 def _show(value: Any, names: Mapping[str, str]) -> str:

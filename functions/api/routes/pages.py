@@ -9,6 +9,7 @@ document: they are for browsers, not API clients.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -48,17 +49,27 @@ def landing() -> Response[str]:
 
 
 @router.get("/open", include_in_schema=False)
-def open_bracket(tournament: Annotated[str, Query(min_length=1, max_length=100)]) -> Response[str]:
-    """The landing page's form: on to the bracket of the tournament it names."""
+def open_bracket(
+    tournament: Annotated[str, Query(min_length=1, max_length=100)],
+    to: Annotated[str, Query(max_length=10)] = "",
+) -> Response[str]:
+    """The landing page's form: on to the bracket of the tournament it names, or to its
+    play page (`to=play`)."""
     named = tournament.strip()
-    location = f"tournaments/{quote(named, safe='')}/bracket" if named else "./"
+    page = "play" if to == "play" else "bracket"
+    location = f"tournaments/{quote(named, safe='')}/{page}" if named else "./"
     return Response(303, HTML, "", headers={"Location": location})
 
 
 @router.get(BRACKET, include_in_schema=False, compress=True, cache_control=LIVE)
-def bracket_page(tournament_id: str) -> Response[str]:
-    """The bracket as a page that updates itself until the tournament is finished."""
+def bracket_page(
+    tournament_id: str, projector: Annotated[str, Query(max_length=5)] = ""
+) -> Response[str]:
+    """The bracket as a page that updates itself in place until the tournament is
+    finished; `?projector=1`: for a pub's projector, with the QR code to the play page."""
     from functions.api.pages import html  # noqa: PLC0415
+    from functions.api.pages.projector import projector_page  # noqa: PLC0415
+    from functions.api.pages.qr import qr_svg  # noqa: PLC0415
 
     def page() -> str:
         tournament = services().tournaments.get(tournament_id)
@@ -69,15 +80,32 @@ def bracket_page(tournament_id: str) -> Response[str]:
         names = _names(tournament.id, [*players, *(p for _, p in standings)])
         picture = None if plan is None else _picture(plan, tables, tournament, names)
         drawn = sum(len(column.drawn) for column in picture.rounds) if picture else 0
+        info = tournament_info(tournament)
+        named = [(place, names.get(p, p)) for place, p in standings]
+        champion = picture.champion if picture else None
+        refresh = _refresh(tournament, drawn)
+        if projector in ("1", "true", "yes"):
+            play = site_url(f"tournaments/{quote(tournament.id, safe='')}/play") or "play"
+            return projector_page(
+                info,
+                picture,
+                champion=champion,
+                standings=named,
+                qr=qr_svg(play),
+                play_url=play,
+                refresh=refresh,
+                socket=socket_url(),
+            )
         return html.bracket_page(
-            _info(tournament),
+            info,
             picture,
-            champion=picture.champion if picture else None,
-            standings=[(place, names.get(p, p)) for place, p in standings],
-            refresh=_refresh(tournament, drawn),
+            champion=champion,
+            standings=named,
+            refresh=refresh,
+            socket=socket_url(),
         )
 
-    return _html(page)
+    return html_answer(page)
 
 
 @router.get(BRACKET + ".svg", include_in_schema=False, compress=True, cache_control=LIVE)
@@ -94,7 +122,7 @@ def bracket_picture(tournament_id: str) -> Response[str]:
     tables = _read_bracket(tournament.id, plan)
     players = {p for round in tables for t in round.values() for p in t.seating.seats}
     picture = _picture(plan, tables, tournament, _names(tournament.id, players))
-    links = _site(f"tournaments/{quote(tournament.id, safe='')}/")
+    links = site_url(f"tournaments/{quote(tournament.id, safe='')}/")
     return Response(
         200,
         SVG,
@@ -115,13 +143,15 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
     def page() -> str:
         tournament = services().tournaments.get(tournament_id)
         plan, ref = _table_of(tournament, table)
-        info = _info(tournament)
+        info = tournament_info(tournament)
         if plan.is_bye(ref):
             seated, _ = services().tournaments.round_tables(tournament.id, ref.round, ref.index, 1)
             if seated:
                 player = seated[0].ranking[0]
                 name = _names(tournament.id, [player]).get(player, player)
-                return watch.pending_table_page(info, table, feeders=(), bye=name)
+                return watch.pending_table_page(
+                    info, table, feeders=(), bye=name, socket=socket_url()
+                )
         else:
             try:
                 view = services().turns.spectator_view(tournament.id, table)
@@ -137,11 +167,12 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
                     over=view["over"],
                     records=log["records"],
                     names=_names(tournament.id, seats),
+                    socket=socket_url(),
                 )
         feeders = [str(TableRef(ref.round - 1, i)) for i in plan.feeders(ref)]
-        return watch.pending_table_page(info, table, feeders=feeders, bye=None)
+        return watch.pending_table_page(info, table, feeders=feeders, bye=None, socket=socket_url())
 
-    return _html(page)
+    return html_answer(page)
 
 
 # --- reading -------------------------------------------------------------------------
@@ -255,7 +286,7 @@ def _box(
     return svg.TableBox(str(ref), svg.PLAYING, seats, planned, successor, table.version)
 
 
-def _info(tournament: TournamentRecord) -> TournamentInfo:
+def tournament_info(tournament: TournamentRecord) -> TournamentInfo:
     from functions.api.pages.html import TournamentInfo  # noqa: PLC0415
 
     return TournamentInfo(
@@ -280,7 +311,7 @@ def _refresh(tournament: TournamentRecord, drawn: int) -> int | None:
     return 3 if drawn <= 64 else 10
 
 
-def _html(page: Callable[[], str]) -> Response[str]:
+def html_answer(page: Callable[[], str]) -> Response[str]:
     """The page, or a small HTML page with the status for an unknown tournament or table."""
     from functions.api.pages import html  # noqa: PLC0415
 
@@ -290,7 +321,18 @@ def _html(page: Callable[[], str]) -> Response[str]:
         return Response(404, HTML, html.error_page(404, str(error)))
 
 
-def _site(path: str) -> str:
+def socket_url() -> str:
+    """Where the pages' scripts connect for pushes: the WebSocket API's URL as the
+    template names it (`KNOBELCUP_SOCKET_URL`), else `/ws` on the host asked, where the
+    local service serves it; '' (the script derives it from its page) without a host."""
+    configured = os.environ.get("KNOBELCUP_SOCKET_URL", "")
+    if configured:
+        return configured
+    site = site_url("ws")
+    return "ws" + site.removeprefix("http") if site else ""
+
+
+def site_url(path: str) -> str:
     """`path` as an absolute URL on the host asked, so that the links of a saved SVG file
     still lead to the tables; '' (relative to the SVG's own URL) without a plausible host."""
     headers = router.current_event.headers

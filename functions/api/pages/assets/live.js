@@ -1,0 +1,130 @@
+// What every live page shares: calls to the API, and following pushes over the
+// WebSocket with the HTTP reads as the fallback while the socket is lost.
+"use strict";
+(function (K) {
+  const live = () => document.getElementById("live");
+
+  // The site's root as an absolute URL, from the page's own relative root.
+  function root() {
+    const script = document.querySelector("script[src$='assets/live.js']");
+    return new URL(script.getAttribute("src").replace(/assets\/live\.js$/, ""), location.href);
+  }
+
+  // A call to the API: {status, body} (body null when it is not JSON).
+  async function api(method, path, body, token) {
+    const headers = {};
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (token) headers.Authorization = "Bearer " + token;
+    if (method === "POST") headers["Idempotency-Key"] = randomKey();
+    const answer = await fetch(new URL(path.replace(/^\//, ""), root()), {
+      method,
+      headers,
+      cache: "no-store",
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let parsed = null;
+    try {
+      parsed = await answer.json();
+    } catch (error) {
+      parsed = null;
+    }
+    return { status: answer.status, body: parsed };
+  }
+
+  function randomKey() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  // The WebSocket's URL: as the page names it, or /ws beside the page's site.
+  function socketUrl(query) {
+    const named = live() && live().dataset.socket;
+    const base = named ? new URL(named) : new URL("ws", root());
+    if (!named) base.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+    for (const [key, value] of Object.entries(query)) if (value) base.searchParams.set(key, value);
+    return base.toString();
+  }
+
+  // Follows pushes: onMessage(message) for each; while the socket is lost, onPoll()
+  // every pollSeconds and a reconnect with growing pauses; onOpen() after each connect
+  // (to catch up on what a gap may have missed). Returns {close, connected}.
+  function follow({ query, onMessage, onPoll, onOpen, pollSeconds = 2 }) {
+    let socket = null;
+    let closed = false;
+    let pause = 1000;
+    let polling = null;
+    let pinging = null;
+
+    function startPolling() {
+      if (polling || !onPoll) return;
+      polling = setInterval(onPoll, pollSeconds * 1000);
+      onPoll();
+    }
+
+    function stopPolling() {
+      clearInterval(polling);
+      polling = null;
+    }
+
+    function connect() {
+      if (closed) return;
+      try {
+        socket = new WebSocket(socketUrl(query));
+      } catch (error) {
+        startPolling();
+        setTimeout(connect, (pause = Math.min(pause * 2, 30000)));
+        return;
+      }
+      socket.onopen = () => {
+        pause = 1000;
+        stopPolling();
+        pinging = setInterval(() => socket && socket.send('{"action":"ping"}'), 240000);
+        if (onOpen) onOpen();
+      };
+      socket.onmessage = (frame) => {
+        let message;
+        try {
+          message = JSON.parse(frame.data);
+        } catch (error) {
+          return;
+        }
+        if (message && message.type !== "pong") onMessage(message);
+      };
+      socket.onclose = () => {
+        clearInterval(pinging);
+        socket = null;
+        if (closed) return;
+        startPolling();
+        setTimeout(connect, pause);
+        pause = Math.min(pause * 2, 30000);
+      };
+    }
+
+    connect();
+    return {
+      close() {
+        closed = true;
+        stopPolling();
+        if (socket) socket.close();
+      },
+      connected: () => socket !== null && socket.readyState === WebSocket.OPEN,
+    };
+  }
+
+  // Reads JSON a page embedded for its script.
+  function embedded(id) {
+    const element = document.getElementById(id);
+    return element ? JSON.parse(element.textContent) : null;
+  }
+
+  // An element with a class and text (never parsed as HTML).
+  function el(tag, className, text) {
+    const element = document.createElement(tag);
+    if (className) element.className = className;
+    if (text !== undefined && text !== null) element.textContent = String(text);
+    return element;
+  }
+
+  Object.assign(K, { api, follow, embedded, el, root, socketUrl });
+})((window.Knobelcup = window.Knobelcup || {}));

@@ -1,0 +1,308 @@
+// The play page: register (or resume from a link's #token=…), then play every table
+// the tournament seats you at. The token stays in this browser (localStorage). Pushes
+// over the WebSocket tell when you are seated, when the table moves on and when it is
+// your turn; while the socket is lost, the event feed and /me are read instead.
+"use strict";
+(function (K) {
+  const data = K.embedded("play-data");
+  if (!data) return;
+  const tournament = data.tournament;
+  const base = "tournaments/" + encodeURIComponent(tournament);
+  const KEY = "knobelcup.seat." + tournament;
+  const LABELS = { throw: "Throw", doubt: "Doubt!", blind_reroll: "Throw again blind", stop: "Stop", concede: "Concede" };
+  const $ = (id) => document.getElementById(id);
+  let seat = load();
+  let table = null;
+  let story = null;
+  let view = null;
+  let over = false;
+  let busy = false;
+  let following = null;
+  const names = {};
+
+  function load() {
+    try {
+      return JSON.parse(localStorage.getItem(KEY));
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function save(value) {
+    seat = value;
+    if (value) localStorage.setItem(KEY, JSON.stringify(value));
+    else localStorage.removeItem(KEY);
+  }
+
+  function notice(text, kind) {
+    const box = $("notice");
+    box.hidden = !text;
+    box.className = "notice" + (kind ? " " + kind : "");
+    box.textContent = text || "";
+  }
+
+  // A token handed over in the link's fragment: kept, and taken out of the address bar.
+  function takeLinkToken() {
+    const token = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (!token) return null;
+    history.replaceState(null, "", location.pathname + location.search);
+    return token;
+  }
+
+  async function start() {
+    const linked = takeLinkToken();
+    if (linked) save({ token: linked, player: null, name: null });
+    if (!seat) return showJoin();
+    await enter();
+  }
+
+  function showJoin() {
+    $("join").hidden = false;
+    if (!["created", "open"].includes(data.status)) {
+      notice("Registration is closed: this tournament has begun. Open your link to play your seat, or watch the bracket.", "bad");
+    }
+    $("join-form").onsubmit = async (submitted) => {
+      submitted.preventDefault();
+      const name = $("name").value.trim();
+      if (!name) return;
+      $("join-button").disabled = true;
+      const answer = await K.api("POST", base + "/players", { name });
+      $("join-button").disabled = false;
+      if (answer.status !== 201) {
+        notice((answer.body && answer.body.message) || "Could not join (" + answer.status + ").", "bad");
+        return;
+      }
+      save({ token: answer.body.player_token, player: answer.body.player_id, name });
+      await enter();
+    };
+  }
+
+  async function enter() {
+    $("join").hidden = true;
+    notice("");
+    const ok = await whereabouts();
+    if (!ok) return;
+    $("you").hidden = false;
+    const link = $("resume-link");
+    link.textContent = location.origin + location.pathname + "#token=" + seat.token;
+    link.href = "#token=" + encodeURIComponent(seat.token);
+    following = K.follow({
+      query: { tournament, token: seat.token },
+      onMessage,
+      onOpen: () => refresh(),
+      onPoll: () => refresh(),
+    });
+  }
+
+  async function refresh() {
+    await whereabouts();
+    if (table) await catchUp();
+  }
+
+  async function whereabouts() {
+    const answer = await K.api("GET", base + "/me", undefined, seat.token);
+    if (answer.status === 401 || answer.status === 403) {
+      save(null);
+      notice("That link's seat is not one of this tournament's: join with a name.", "bad");
+      showJoin();
+      return false;
+    }
+    if (answer.status !== 200) return true;
+    const where = answer.body;
+    if (!seat.player || !seat.name) save({ ...seat, player: where.player, name: where.name });
+    names[where.player] = where.name;
+    if (where.table && where.table !== table) await openTable(where.table);
+    await tellWhere(where);
+    return true;
+  }
+
+  async function tellWhere(where) {
+    let text = "You play as " + where.name + ".";
+    const cup = await K.api("GET", base);
+    const known = cup.status === 200;
+    if (known) showTournament(cup.body);
+    if (where.tournament_status === "finished") {
+      const champion = known ? cup.body.champion_name || cup.body.champion : null;
+      text = "The tournament is over: you placed " + K.ordinal(where.place) +
+        (known ? " of " + cup.body.player_count : "") + "." + (champion ? " Champion: " + champion + "." : "");
+      const won = known && cup.body.champion === where.player;
+      notice(won ? "You are the champion! " + text : text, "good");
+      if (following) following.close();
+    } else if (where.eliminated) {
+      notice("You are out of the tournament. The final standings follow when it ends.", "");
+    } else if (!where.table) {
+      notice(where.tournament_status === "running" || where.tournament_status === "starting"
+        ? "Waiting for your table…" : "You are in. Waiting for the organizer to start…", "");
+    }
+    $("you-text").textContent = text;
+  }
+
+  // The header as the tournament stands now: its status and how many play.
+  function showTournament(cup) {
+    const badge = document.querySelector("header .badge");
+    if (badge) {
+      badge.textContent = cup.status;
+      badge.className = "badge " + cup.status;
+    }
+    const players = document.querySelector("header .players");
+    if (players) players.textContent = cup.player_count + (cup.player_count === 1 ? " player" : " players");
+  }
+
+  async function openTable(ref) {
+    table = ref;
+    view = null;
+    over = false;
+    $("story").replaceChildren();
+    story = new K.Story($("story"), seat.player, ref, names);
+    for (const id of ["cup-card", "table-card", "story-card"]) $(id).hidden = false;
+    $("table-title").textContent = "Table " + ref;
+    $("cup-table").textContent = ref;
+    notice("");
+    await readView(); // first: it names the players the story tells of
+    await catchUp();
+  }
+
+  function tablePath() {
+    return base + "/tables/" + encodeURIComponent(table);
+  }
+
+  async function catchUp() {
+    const answer = await K.api("GET", tablePath() + "/events?after=" + story.version, undefined, seat.token);
+    if (answer.status !== 200) return;
+    story.add(answer.body.records);
+    if (!view || answer.body.version > view.version || answer.body.over !== over) await readView();
+  }
+
+  async function readView() {
+    const answer = await K.api("GET", tablePath() + "/me", undefined, seat.token);
+    if (answer.status !== 200) return;
+    learnNames(answer.body.players);
+    show(answer.body.view, answer.body.over);
+  }
+
+  function learnNames(players) {
+    for (const player of players || []) names[player.id] = player.name;
+  }
+
+  function show(newView, isOver) {
+    if (view && newView.version < view.version) return;
+    view = newView;
+    over = isOver;
+    $("seats").replaceChildren(K.seatsTable(view, names, seat.player));
+    $("facts").replaceChildren(K.facts(view, names));
+    const toAct = view.to_act;
+    $("turn").textContent = over ? "The table is over." : "Turn " + view.version + " · " +
+      (toAct === seat.player ? "your turn" : K.nameOf(names, toAct) + " to act");
+    drawCup();
+    drawActions();
+  }
+
+  function drawCup() {
+    const cup = $("cup");
+    cup.replaceChildren();
+    $("cup-title").textContent = over ? "Your result" : "Your dice";
+    if (over) return;
+    let dice = null;
+    let what = "Nothing thrown yet this turn.";
+    if (view.game === "maexchen") {
+      if (typeof view.your_throw === "number") {
+        dice = K.diceOf(view.your_throw);
+        what = "Your throw: " + view.your_throw + ". Only you see it.";
+      } else if (typeof view.your_throw_under_cup === "number") {
+        dice = K.diceOf(view.your_throw_under_cup);
+        what = "Under your cup: " + view.your_throw_under_cup + ". Only you see it.";
+      }
+    } else if (view.game === "zweiundvierzig" && view.round && (view.round.throws || []).length) {
+      const throws = view.round.throws;
+      dice = K.diceOf(throws[throws.length - 1]);
+      what = "Your throws this round: " + throws.join(", ") + ".";
+    } else if (view.game === "mariechen") {
+      const mine = (view.seats || []).find((s) => s.player === seat.player);
+      if (mine && mine.throws && mine.throws.length) {
+        dice = [mine.throws[mine.throws.length - 1]];
+        what = "Your throws: " + mine.throws.join(", ") + " · score " + mine.score + ".";
+      }
+    }
+    const row = dice ? K.diceRow(dice) : K.diceRow([0, 0], true);
+    row.id = "my-dice";
+    const wrap = K.el("span", "big");
+    wrap.append(row);
+    cup.append(wrap, K.el("span", "what", what));
+  }
+
+  function drawActions() {
+    const box = $("actions");
+    box.replaceChildren();
+    const card = $("cup-card");
+    const mine = !over && view.to_act === seat.player;
+    card.classList.toggle("your-turn", mine);
+    if (over) {
+      const ranking = view.ranking || [];
+      const place = ranking.indexOf(seat.player) + 1;
+      $("prompt").textContent = place
+        ? "You placed " + place + " of " + ranking.length + " at this table: " +
+          (place <= view.survivors ? "you go on." : "you are out.")
+        : "The table is over.";
+      return;
+    }
+    if (!mine) {
+      $("prompt").textContent = "Wait for " + K.nameOf(names, view.to_act) + ".";
+      return;
+    }
+    $("prompt").textContent = view.game === "maexchen" && view.stage === "announce"
+      ? "Your turn: announce a value (green: what you threw)."
+      : view.game === "maexchen" && view.stage === "announce_blind"
+        ? "Your turn: announce, without knowing what is under the cup."
+        : "Your turn.";
+    for (const action of view.legal_actions || []) {
+      const announce = action.kind === "announce";
+      const label = announce ? String(action.value) + (action.value === 21 ? " Mäxchen" : "") : LABELS[action.kind] || action.kind;
+      const button = K.el("button", announce ? "announce" : action.kind, label);
+      button.type = "button";
+      button.dataset.kind = action.kind;
+      if (announce) button.dataset.value = String(action.value);
+      if (announce && action.value === view.your_throw) button.classList.add("truth");
+      button.onclick = () => act(action);
+      box.append(button);
+    }
+  }
+
+  async function act(action) {
+    if (busy) return;
+    busy = true;
+    for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
+    try {
+      const answer = await K.api("POST", tablePath() + "/actions", { version: view.version, action }, seat.token);
+      if (answer.status === 200) {
+        learnNames(answer.body.players);
+        show(answer.body.view, answer.body.over);
+        await catchUp();
+      } else {
+        notice((answer.body && answer.body.message) || "Not taken (" + answer.status + ").", "bad");
+        await readView();
+      }
+    } finally {
+      busy = false;
+    }
+  }
+
+  function onMessage(message) {
+    if (message.type === "seated" && message.table !== table) {
+      learnNames(message.players);
+      openTable(message.table);
+    } else if (message.type === "table_events" && message.table === table) {
+      learnNames(message.players);
+      const first = message.records.length ? message.records[0].version : message.version;
+      if (first > story.version + 1) catchUp();
+      else story.add(message.records);
+      if (!view || message.version > view.version) readView();
+    } else if (message.type === "your_turn" && message.table === table) {
+      if (message.view && view && message.view.version >= view.version) show(message.view, false);
+      else readView();
+    } else if (message.type === "eliminated" || message.type === "tournament_finished") {
+      whereabouts();
+    }
+  }
+
+  start();
+})(window.Knobelcup);

@@ -1,0 +1,74 @@
+// The watch page: a table as any spectator sees it, redrawn in place as it moves on.
+// Pushes over the WebSocket (?tournament&table) carry the new records; the spectator
+// view is read again after each; the event feed is read while the socket is lost.
+"use strict";
+(function (K) {
+  const data = K.embedded("table-data");
+  if (!data) return;
+  const main = document.getElementById("live");
+  const tournament = main.dataset.tournament;
+  const path = "tournaments/" + encodeURIComponent(tournament) + "/tables/" + encodeURIComponent(data.table);
+  const names = { ...data.names };
+  const story = new K.Story(document.getElementById("story"), null, data.table, names);
+  let view = data.view;
+  let over = data.over;
+  let following = null;
+
+  function draw() {
+    const state = document.getElementById("state");
+    state.textContent = over ? "over" : "playing";
+    state.className = "badge " + (over ? "over" : "playing");
+    const toAct = view.to_act;
+    const line = over ? "over" : toAct ? K.nameOf(names, toAct) + " to act" : "waiting for the dice";
+    document.getElementById("turn").textContent = "· turn " + view.version + " · " + line;
+    document.getElementById("seats").replaceChildren(K.seatsTable(view, names, null));
+    const facts = K.facts(view, names);
+    const card = K.el("section", "card");
+    card.append(K.el("h2", "", "At the table"), facts);
+    document.getElementById("facts").replaceChildren(...(facts.childElementCount ? [card] : []));
+  }
+
+  function learnNames(players) {
+    for (const player of players || []) names[player.id] = player.name;
+  }
+
+  async function readView() {
+    const answer = await K.api("GET", path);
+    if (answer.status !== 200) return;
+    learnNames(answer.body.players);
+    view = answer.body.view;
+    over = answer.body.over;
+    draw();
+    if (over && following) following.close();
+  }
+
+  async function catchUp() {
+    const answer = await K.api("GET", path + "/events?after=" + story.version);
+    if (answer.status !== 200) return;
+    story.add(answer.body.records);
+    if (answer.body.version > view.version || answer.body.over !== over) await readView();
+  }
+
+  function onMessage(message) {
+    if (message.type !== "table_events" || message.table !== data.table) return;
+    learnNames(message.players);
+    const first = message.records.length ? message.records[0].version : message.version;
+    if (first > story.version + 1) {
+      catchUp();
+      return;
+    }
+    story.add(message.records);
+    readView();
+  }
+
+  story.add(data.records);
+  draw();
+  if (!over) {
+    following = K.follow({
+      query: { tournament, table: data.table },
+      onMessage,
+      onPoll: catchUp,
+      onOpen: catchUp,
+    });
+  }
+})(window.Knobelcup);

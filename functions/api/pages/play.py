@@ -1,0 +1,67 @@
+"""The play page: a person plays a tournament from a phone's browser.
+
+The page is a frame; its script (`assets/play.js`) does the playing through the public
+API, as any client does: it registers with a name, or resumes with a token from the link
+(`play#token=…`, a fragment, so it never reaches a server or its logs), keeps the token
+in the browser only (localStorage), shows the player's own dice under the cup, the legal
+actions as buttons and the table's story, following it over the WebSocket.
+"""
+
+from __future__ import annotations
+
+from functions.api.pages.html import (
+    TournamentInfo,
+    document,
+    header,
+    json_data,
+    live_main,
+    tournament_title,
+)
+
+PLAY_CSS = """
+#join form{margin:6px 0 0}
+#join input{font-size:18px}
+#join button{font-size:18px}
+#cup-card h2{display:flex;justify-content:space-between;gap:10px;align-items:baseline}
+"""
+
+
+def play_page(info: TournamentInfo, socket: str) -> str:
+    """The frame of the play page; the script fills it in."""
+    title = tournament_title(info)
+    data = {"tournament": info.id, "game": info.game, "status": info.status}
+    body = "".join(
+        [
+            header(info, title, " · <a href='bracket'>bracket</a>"),
+            live_main(info.id, None, socket, narrow=True),
+            "<div id=notice class=notice hidden></div>",
+            "<section class=card id=join hidden><h2>Join the tournament</h2>",
+            "<form id=join-form><input id=name name=name required maxlength=40 "
+            'autocomplete=nickname placeholder="your name" aria-label="your name">',
+            "<button id=join-button>Join</button></form>",
+            "<p class=muted>Your seat is kept in this browser; the link shown after "
+            "joining takes it to another device.</p></section>",
+            "<section class=card id=cup-card hidden><h2><span id=cup-title>Your dice</span>"
+            "<span class=muted id=cup-table></span></h2>",
+            "<div class=cup id=cup></div>",
+            "<p class=status id=prompt></p><div class=actions id=actions></div></section>",
+            "<section class=card id=table-card hidden><h2 id=table-title>Your table</h2>",
+            "<p class=status id=turn></p><div id=seats></div><div id=facts></div></section>",
+            "<section class=card id=story-card hidden><h2>What happened</h2>",
+            "<ol class=story id=story></ol></section>",
+            "<section class=card id=you hidden><h2>You</h2><p id=you-text></p>",
+            "<details><summary>Play on from another device</summary><p class=muted>Open "
+            "this link there (keep it to yourself: it is your seat):</p>"
+            "<p class=link><a id=resume-link></a></p></details></section>",
+            "<noscript><p class=notice>Playing needs JavaScript.</p></noscript>",
+            json_data("play-data", data),
+            "</main>",
+        ]
+    )
+    return document(
+        f"Play · {title}",
+        body,
+        scripts=["story.js", "live.js", "table.js", "play.js"],
+        root="../../",
+        css=PLAY_CSS,
+    )

@@ -1,0 +1,173 @@
+"""How the pages look in headless Chromium, on a 375×812 phone and a 1920×1080 screen:
+the play, watch and bracket pages of a running and of a finished tournament, and the
+bracket's projector view. Screenshots go to `test-artifacts/` (look at them); here it is
+checked that nothing scrolls sideways on the phone, that the projector view fits its
+screen with no text under 14 px and carries the QR code to the play page, and that the
+pages draw what they are given without script errors.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser import PHONE, SCREEN, chromium, page_errors, screenshot, sideways_scroll
+from playwright.sync_api import Browser, Page
+from served import play_tournament
+
+from cli.api_client import ApiClient
+from cli.demo_bots import bot_names
+from functions.api.pages.qr import qr_svg
+
+SIZES = {"375": PHONE, "1920": SCREEN}
+SMALLEST_TEXT = """() => {
+  let smallest = 1000;
+  for (const element of document.querySelectorAll('body *')) {
+    const own = [...element.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    const box = element.getBoundingClientRect();
+    if (!own || box.width === 0 || box.height === 0) continue;
+    smallest = Math.min(smallest, parseFloat(getComputedStyle(element).fontSize));
+  }
+  return smallest;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def finished(service_url: str) -> dict[str, Any]:
+    """A finished tournament of 20 bots, and a token of one of them."""
+    tournament, bots = play_tournament(service_url, 20)
+    seat = next(iter(bots.seats.values()))
+    return {**tournament, "token": seat.token, "name": seat.name}
+
+
+@pytest.fixture(scope="module")
+def running(service_url: str) -> str:
+    """A started tournament of 24 players at tables of 4, R1-1 some turns in."""
+    api = ApiClient(service_url)
+    created = api.ok(
+        "POST",
+        "/tournaments",
+        {"game": "maexchen", "name": "Zum Goldenen Würfel", "table_size": 4, "advance": 2},
+    )
+    tournament, organizer = created["tournament_id"], created["organizer_token"]
+    api.ok("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
+    tokens = {}
+    for name in bot_names(24):
+        player = api.ok("POST", f"/tournaments/{tournament}/players", {"name": name})
+        tokens[player["player_id"]] = player["player_token"]
+    api.ok("POST", f"/tournaments/{tournament}/start", {"seed": "looks"}, token=organizer)
+    deadline = time.monotonic() + 30
+    while api.ok("GET", f"/tournaments/{tournament}")["status"] != "running":
+        assert time.monotonic() < deadline, "the start job did not seat round 1"
+        time.sleep(0.2)
+    path = f"/tournaments/{tournament}/tables/R1-1"
+    chance = random.Random(5)
+    for _ in range(12):
+        player = api.ok("GET", path)["view"]["to_act"]
+        view = api.ok("GET", path + "/me", token=tokens[player])["view"]
+        action = chance.choice(view["legal_actions"])
+        api.ok(
+            "POST",
+            path + "/actions",
+            {"version": view["version"], "action": action},
+            token=tokens[player],
+        )
+    return str(tournament)
+
+
+def _open(browser: Browser, url: str, size: str) -> tuple[Page, list[str]]:
+    page = browser.new_page(viewport=SIZES[size])
+    errors = page_errors(page)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    return page, errors
+
+
+def _looks_right(page: Page, errors: list[str], name: str, size: str) -> None:
+    screenshot(page, f"{name}-{size}.png")
+    if size == "375":
+        assert sideways_scroll(page) == 0, f"{name} scrolls sideways on a phone"
+    assert errors == [], errors
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_running_tournament_looks_right(
+    browser: Browser, service_url: str, running: str, size: str
+) -> None:
+    site = f"{service_url}/tournaments/{running}"
+    page, errors = _open(browser, f"{site}/tables/R1-1/watch", size)
+    story = page.locator("#story li")
+    assert story.count() == 13  # the seating and 12 turns, a sentence each at least
+    assert page.locator("#story li .die").count() >= 1 or "doubted" not in page.content()
+    assert "Dice thrown" not in (page.text_content("#story") or "")
+    _looks_right(page, errors, "watch-running", size)
+
+    page, errors = _open(browser, f"{site}/bracket", size)
+    assert page.locator(".chips a.playing").count() == 6
+    assert page.evaluate("document.documentElement.dataset.live") == "in place"
+    _looks_right(page, errors, "bracket-running", size)
+
+    page, errors = _open(browser, f"{site}/play", size)
+    assert page.is_visible("#join") and "closed" in (page.text_content("#notice") or "")
+    _looks_right(page, errors, "play-closed", size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_finished_tournament_looks_right(
+    browser: Browser, service_url: str, finished: dict[str, Any], size: str
+) -> None:
+    site = f"{service_url}/tournaments/{finished['tournament_id']}"
+    page, errors = _open(browser, f"{site}/bracket", size)
+    assert page.text_content(".champion .who") == finished["champion_name"]
+    _looks_right(page, errors, "bracket-finished", size)
+
+    page, errors = _open(browser, f"{site}/tables/R1-1/watch", size)
+    assert "The table is over:" in (page.text_content("#story") or "")
+    assert page.locator("#story li .die").count() > 0  # every throw is revealed
+    _looks_right(page, errors, "watch-finished", size)
+
+    page, errors = _open(browser, f"{site}/play#token={finished['token']}", size)
+    page.wait_for_function("document.getElementById('notice').textContent.includes('over')")
+    assert "#token" not in page.url  # the token left the address bar
+    assert page.text_content("#you-text", timeout=5000)
+    told = page.text_content("#story") or ""
+    assert "p-" not in told and "You " in told  # players by name, the bot itself as "you"
+    _looks_right(page, errors, "play-finished", size)
+
+
+@pytest.mark.parametrize("which", ["running", "finished"])
+def test_the_projector_view_fits_one_screen_in_large_type(
+    browser: Browser,
+    service_url: str,
+    running: str,
+    finished: dict[str, Any],
+    which: str,
+) -> None:
+    tournament = running if which == "running" else finished["tournament_id"]
+    site = f"{service_url}/tournaments/{tournament}"
+    page, errors = _open(browser, f"{site}/bracket?projector=1", "1920")
+    size = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    )
+    assert size == [1920, 1080], "the projector view must fit one screen"
+    assert page.evaluate(SMALLEST_TEXT) >= 14
+    assert page.text_content(".url") == f"{site}/play"
+    modules = page.get_attribute('.qr svg path[stroke="#000"]', "d")
+    assert modules and f'd="{modules}"' in qr_svg(f"{site}/play")  # the code of that address
+    assert page.locator(".tbl").count() >= 1
+    if which == "finished":
+        assert page.text_content(".crown .who") == finished["champion_name"]
+        assert page.locator(".standings li").count() == 10
+    else:
+        assert "24 of 24 players still in" in (page.text_content(".standings") or "")
+    _looks_right(page, errors, f"bracket-projector-{which}", "1920")

@@ -366,11 +366,10 @@ def play_round_one(game: str, tables: int, table_size: int, seed: int) -> TableR
             # deadline, as it does in play
             return NOW + CLOCK_STEP * next(ticks)
 
-        use_services(
-            build_services(Settings.from_env(), client=client, dice=SeededDice(label), clock=clock)
-        )
+        dice = SeededDice(label)  # repeatable: the seating derives each server seed from it
+        use_services(build_services(Settings.from_env(), client=client, dice=dice, clock=clock))
         try:
-            api = Api(jobs=build_jobs(Settings.from_env(), client=client, clock=clock))
+            api = Api(jobs=build_jobs(Settings.from_env(), client=client, clock=clock, dice=dice))
             tournament, seating, tokens = _start(api, game, tables * table_size, table_size)
             rng = random.Random(label)
             actions: list[ActionCost] = []

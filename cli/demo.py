@@ -26,8 +26,8 @@ from cli.botkit import BotLoadError, load_decider
 from cli.demo_bots import Decide, DemoBots, bot_names, random_legal_action
 from cli.progress import RoundProgress
 from cli.serve import serving_in_background
-from core.audit import verify
 from core.bracket import BracketPlan
+from core.dice_proof import prove_table
 from core.errors import KnobelcupError
 from core.registry import game_names, get_game
 
@@ -146,7 +146,8 @@ def _print_results(
     tid = tournament["tournament_id"]
     final = api.ok("GET", f"/tournaments/{tid}/rounds/{plan.rounds}")["tables"][0]
     log = api.ok("GET", f"/tournaments/{tid}/tables/{final['table']}/log")
-    outcome = verify(log["records"])
+    proof = prove_table(log)  # what `knobelcup verify` does: every die, then every rule
+    outcome = proof.outcome
     print(f"\nFinal table {final['table']}:")
     for placement in outcome.placements:
         name = bots.name_of(placement.player)
@@ -155,6 +156,10 @@ def _print_results(
         )
     check = "verified" if [p.player for p in outcome.placements] == final["ranking"] else "WRONG"
     print(f"Final table's audit log: {len(log['records'])} entries, replayed and {check}.")
+    print(
+        f"Final table's dice: all {proof.throws} throws verified against the commitment"
+        f" (knobelcup verify {api.base_url}/tournaments/{tid}/tables/{final['table']})."
+    )
     print("\nTop 10:")
     for row in tournament["standings"][:10]:
         where = "the final" if row["round"] == plan.rounds else f"round {row['round']}"

@@ -5,6 +5,7 @@ knobelcup bot examples/bots/maexchen_honest.py --url URL --tournament ID --count
 knobelcup serve ...  /  knobelcup demo ...               (their own options)
 knobelcup admin redrive|reconcile ...   (operator repairs, see cli/admin.py)
 knobelcup udp-bridge --url URL --tournament ID [--port 9000]   (classic UDP bots play)
+knobelcup verify LOG.json | TABLE-URL      (prove a finished table's dice, docs/dice.md)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from cli import admin
+from cli import admin, verify
 from cli.api_client import DEFAULT_URL, ApiClient, ApiError, RetriesExhausted, RetryPolicy
 from cli.botkit import (
     BotLoadError,
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     admin.add_admin_parser(commands)
     udp_bridge.add_parser(commands)
+    verify.add_parser(commands)
     for name, module in FORWARDED.items():
         commands.add_parser(name, help=f"run {module} (every further argument is its own)")
     return parser
@@ -102,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return admin.run(parsed)
     if parsed.command == "udp-bridge":
         return udp_bridge.run(parsed)
+    if parsed.command == "verify":
+        return verify.run(parsed)
     try:
         if parsed.command == "play":
             client = ApiClient(parsed.url)

@@ -1,13 +1,14 @@
 """Wires the adapters into the services: the one place that picks boto3, dice and clock.
 
 Tests and the local stack pass their own dice and clock; production gets `SecretDice`
-and the wall clock.
+(a fresh secret server seed for every table) and the wall clock.
 """
 
 from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,35 +70,51 @@ def build_services(
     client: Any = None,
     dice: DiceSource | None = None,
     clock: Clock = time.time,
+    tournament_ids: Callable[[str], str] | None = None,
 ) -> Services:
-    """The services over `client` (a fresh DynamoDB client when None)."""
+    """The services over `client` (a fresh DynamoDB client when None); `tournament_ids`
+    makes the ids of new tournaments (random ones when None)."""
     repository = JobStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
+    ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
     return Services(
-        tournaments=TournamentService(repository, clock, settings.retention_seconds),
+        tournaments=TournamentService(repository, clock, settings.retention_seconds, **ids),
         turns=TurnService(repository, dice if dice is not None else SecretDice(), clock),
     )
 
 
 def build_progression(
-    settings: Settings, *, client: Any = None, clock: Clock = time.time
+    settings: Settings,
+    *,
+    client: Any = None,
+    clock: Clock = time.time,
+    dice: DiceSource | None = None,
 ) -> ProgressionService:
-    """The progression consumer's service over `client` (DynamoDB)."""
+    """The progression consumer's service over `client` (DynamoDB); `dice` makes the
+    server seeds of the tables it seats (`SecretDice` when None)."""
     from infra.progression import ProgressionService  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return ProgressionService(store, clock)
+    return ProgressionService(store, clock, dice)
 
 
-def build_jobs(settings: Settings, *, client: Any = None, clock: Clock = time.time) -> JobRunner:
-    """The lifecycle jobs' runner over `client` (DynamoDB)."""
+def build_jobs(
+    settings: Settings,
+    *,
+    client: Any = None,
+    clock: Clock = time.time,
+    dice: DiceSource | None = None,
+) -> JobRunner:
+    """The lifecycle jobs' runner over `client` (DynamoDB); `dice` makes the server seeds
+    of round 1's tables (`SecretDice` when None)."""
     from infra.finish_job import FinishJob  # noqa: PLC0415
     from infra.jobs import JobRunner  # noqa: PLC0415
     from infra.start_job import StartJob  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return JobRunner(store, {"start": StartJob(store, clock), "finish": FinishJob(store)})
+    start = StartJob(store, clock, dice=dice)
+    return JobRunner(store, {"start": start, "finish": FinishJob(store)})
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:

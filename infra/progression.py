@@ -35,6 +35,7 @@ from core.match import Seating
 from core.outcome import Outcome, Placement
 from infra import finish_job
 from infra.deadlines import seated_at
+from infra.dice import DiceSource, SecretDice, seat_seeds
 from infra.errors import NotFound, WrongStatus
 from infra.events import TableFinished
 from infra.job_store import JobStore
@@ -50,9 +51,15 @@ class StartNotFinished(InvalidBracket):
 class ProgressionService:
     """Moves a running tournament on, one finished table at a time."""
 
-    def __init__(self, store: JobStore, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: JobStore,
+        clock: Callable[[], float] = time.time,
+        dice: DiceSource | None = None,
+    ) -> None:
         self._store = store
         self._clock = clock  # a seated table's first deadline runs from its seating
+        self._dice = dice if dice is not None else SecretDice()  # each table's server seed
         # what progression reads of a tournament never changes once it runs
         self._running: dict[str, TournamentRecord] = {}
 
@@ -153,6 +160,9 @@ class ProgressionService:
             names=tuple(players[p].name for p in decision.players),
             expires_at=tournament.expires_at,
             final=decision.final,
+            server_seed=self._dice.server_seed(tournament.id, ref),
+            player_seeds=seat_seeds([players[p].player_seed for p in decision.players]),
+            dice_secret=self._dice.secret,
         )
         self._store.seat_table(seated_at(table, self._clock()))
         for player in decision.players:

@@ -35,6 +35,7 @@ from typing import Any
 
 from core.bracket import BracketPlan, TableRef
 from infra.bootstrap import aws_client
+from infra.dice import DiceSource
 from infra.errors import NotFound
 from infra.job_store import JobStore
 from infra.plans import bracket_plan
@@ -100,11 +101,17 @@ class Reconciler:
     """Finds and replays what progression should have done (see the module docstring)."""
 
     def __init__(
-        self, store: ReconcileStore, clock: Clock = time.time, *, max_repairs: int = MAX_REPAIRS
+        self,
+        store: ReconcileStore,
+        clock: Clock = time.time,
+        *,
+        max_repairs: int = MAX_REPAIRS,
+        dice: DiceSource | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
         self._max_repairs = max_repairs
+        self._dice = dice  # the server seeds of the tables it seats (None: secret ones)
 
     def reconcile_page(
         self,
@@ -128,7 +135,7 @@ class Reconciler:
         start = plan.check(TableRef.parse(cursor)) if cursor else TableRef(1, 0)
         page = _page(plan, start, max(1, budget))
         # a fresh service: its cache of running tournaments must not outlive the page
-        progression = ProgressionService(self._store, self._clock)
+        progression = ProgressionService(self._store, self._clock, self._dice)
         seen = _Seen.read(self._store, record, plan, page)
         for ref in page:
             if len(report.repaired) >= self._max_repairs or time_left() < MARGIN_SECONDS:
@@ -234,10 +241,14 @@ def _after(plan: BracketPlan, ref: TableRef) -> TableRef | None:
 
 
 def build_reconciler(
-    settings: Settings, *, client: Any = None, clock: Clock = time.time
+    settings: Settings,
+    *,
+    client: Any = None,
+    clock: Clock = time.time,
+    dice: DiceSource | None = None,
 ) -> Reconciler:
     """The reconciler over `client` (DynamoDB; a fresh client when None)."""
     store = ReconcileStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
-    return Reconciler(store, clock)
+    return Reconciler(store, clock, dice=dice)

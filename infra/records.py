@@ -176,6 +176,9 @@ class PlayerRecord:
     table_round: int = 0
     seed_position: int = -1  # position in the seeded order, from 0; -1 before the start
     exit: PlayerExit | None = None
+    # the player's seed for the dice of the tables they are seated at (core.fair_dice);
+    # '' when they gave none (their seat's seed is then core.fair_dice.DEFAULT_PLAYER_SEED)
+    player_seed: str = ""
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -193,6 +196,7 @@ class PlayerRecord:
             "table_round": {"N": str(self.table_round)},
             "seed_position": {"N": str(self.seed_position)},
             **(exit_attributes(self.exit) if self.exit is not None else {}),
+            **({"player_seed": {"S": self.player_seed}} if self.player_seed else {}),
         }
 
     @classmethod
@@ -209,6 +213,7 @@ class PlayerRecord:
             table_round=int(item.get("table_round", {"N": "0"})["N"]),
             seed_position=int(item.get("seed_position", {"N": "-1"})["N"]),
             exit=_exit_from(item),
+            player_seed=item.get("player_seed", {"S": ""})["S"],
         )
 
 

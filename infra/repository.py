@@ -344,6 +344,35 @@ class Repository:
                 current_version=-1,  # unknown here; the caller re-reads to tell
             )
 
+    # --- player seeds (docs/dice.md) ----------------------------------------------------
+
+    def set_player_seed(self, tournament: str, player: str, seed: str) -> None:
+        """Store `player`'s seed for the tables they are seated at from now on."""
+        self._call(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + player}},
+            UpdateExpression="SET player_seed = :seed",
+            ConditionExpression="attribute_exists(pk)",
+            ExpressionAttributeValues={":seed": {"S": seed}},
+        )
+
+    def set_seat_seeds(self, table: TableRecord, seeds: Sequence[str]) -> bool:
+        """Replace the player seeds of `table` as read, only while no one has acted there
+        (version 0) and no other seat changed its seed since: False if either did."""
+        return self._write_if(
+            self._client.update_item,
+            TableName=self._table,
+            Key=table_key(table.tournament, table.ref),
+            UpdateExpression="SET player_seeds = :seeds",
+            ConditionExpression="version = :zero AND player_seeds = :read",
+            ExpressionAttributeValues={
+                ":seeds": {"S": " ".join(seeds)},
+                ":zero": {"N": "0"},
+                ":read": {"S": " ".join(table.player_seeds)},
+            },
+        )
+
     # --- plumbing --------------------------------------------------------------------
 
     def _get(self, key: dict[str, Any]) -> dict[str, Any] | None:

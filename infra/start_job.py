@@ -25,6 +25,7 @@ from typing import Any
 from core.bracket import ByeGiven, InvalidBracket, SeatTable, first_round_tables, seeded_order
 from core.match import Seating
 from infra.deadlines import seated_at
+from infra.dice import DiceSource, SecretDice, seat_seeds
 from infra.job_store import ORDER_CHUNK, JobStore, chunked
 from infra.jobs import NextStep
 from infra.plans import bracket_plan
@@ -56,9 +57,11 @@ class StartJob:
         *,
         seat_tables: int = SEAT_TABLES,
         roster_page: int = ROSTER_PAGE,
+        dice: DiceSource | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
+        self._dice = dice if dice is not None else SecretDice()  # each table's server seed
         self._seat_tables = seat_tables
         self._roster_page = roster_page
 
@@ -165,7 +168,7 @@ class StartJob:
         stored = self._store.existing_tables(tournament.id, refs)
         now = self._clock()  # the first deadlines run from the seating
         self._store.put_new_tables(
-            seated_at(_round_one_table(tournament, players, decision), now)
+            seated_at(_round_one_table(tournament, players, decision, self._dice), now)
             for decision in decisions
             if str(decision.table) not in stored
         )
@@ -175,6 +178,7 @@ def _round_one_table(
     tournament: TournamentRecord,
     players: dict[str, PlayerRecord],
     decision: SeatTable | ByeGiven,
+    dice: DiceSource,
 ) -> TableRecord:
     if isinstance(decision, ByeGiven):  # only with table_size 2 and an odd count
         return bye_table(
@@ -193,4 +197,7 @@ def _round_one_table(
         names=tuple(players[p].name for p in decision.players),
         expires_at=tournament.expires_at,
         final=decision.final,
+        server_seed=dice.server_seed(tournament.id, str(decision.table)),
+        player_seeds=seat_seeds([players[p].player_seed for p in decision.players]),
+        dice_secret=dice.secret,
     )

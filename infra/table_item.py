@@ -9,6 +9,7 @@ boto3's generic serializer costs more than the rest of a turn's Python work.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -112,6 +113,12 @@ class TableRecord:
     # the deadline index's sort key: set at the seating, then moved only by the sweeper
     # (0: not in the index)
     due_at: int = 0
+    # the dice (core.fair_dice, docs/dice.md): the secret drawn at the seating (b'' on
+    # tables seated before the scheme), each seat's seed, and whether the server seed
+    # came from a source nobody can predict (False: repeatable dice for tests and demos)
+    server_seed: bytes = b""
+    player_seeds: tuple[str, ...] = ()
+    dice_secret: bool = True
 
     @property
     def version(self) -> int:
@@ -171,6 +178,13 @@ def to_item(record: TableRecord) -> dict[str, Any]:
     if record.due_at:
         item["due_shard"] = {"S": due_shard(record.tournament, record.ref)}
         item["due_at"] = {"N": str(record.due_at)}
+    if record.server_seed:
+        # base64 text rather than a binary attribute: 12 bytes more, but every reader of
+        # an image (boto3, a stream event's JSON, the local stand-ins) reads it alike
+        item["server_seed"] = {"S": base64.b64encode(record.server_seed).decode()}
+        item["player_seeds"] = {"S": " ".join(record.player_seeds)}
+        if not record.dice_secret:
+            item["repeatable_dice"] = {"BOOL": True}
     return item
 
 
@@ -199,6 +213,9 @@ def from_item(item: dict[str, Any]) -> TableRecord:
         bye=item["status"]["S"] == "bye",
         deadline=int(item["deadline"]["N"]) if "deadline" in item else 0,
         due_at=int(item["due_at"]["N"]) if "due_at" in item else 0,
+        server_seed=base64.b64decode(item["server_seed"]["S"]) if "server_seed" in item else b"",
+        player_seeds=tuple(item["player_seeds"]["S"].split(" ")) if "player_seeds" in item else (),
+        dice_secret="repeatable_dice" not in item,
     )
 
 

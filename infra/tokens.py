@@ -11,7 +11,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import random
 import secrets
+from collections.abc import Callable
 
 _ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: ids get read aloud
 
@@ -34,6 +36,18 @@ def new_id(prefix: str, length: int = 10) -> str:
     """A random id such as `t-k3x9...`, safe in URLs and DynamoDB keys."""
     body = "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
     return f"{prefix}-{body}"
+
+
+def seeded_ids(seed: str) -> Callable[[str], str]:
+    """Ids like `new_id`'s, the same sequence for the same seed: for test stacks that
+    compare two runs of a tournament, whose dice depend on its id (docs/dice.md).
+    Never in a service where two processes make ids: their sequences would collide."""
+    choose = random.Random(f"ids/{seed}").choice
+
+    def next_id(prefix: str) -> str:
+        return f"{prefix}-{''.join(choose(_ID_ALPHABET) for _ in range(10))}"
+
+    return next_id
 
 
 def new_token(owner: str) -> str:

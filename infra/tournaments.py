@@ -20,6 +20,7 @@ from core.bracket import (
     TableRef,
     organizer_order,
 )
+from core.fair_dice import check_player_seed
 from core.names import display_name
 from core.options import options_dict
 from core.registry import get_game
@@ -27,6 +28,7 @@ from infra import start_job
 from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized, WrongStatus
 from infra.job_store import JobStore, chunked
 from infra.plans import bracket_plan
+from infra.player_seeds import replace_player_seed
 from infra.records import PlayerRecord, Status, TournamentRecord
 from infra.table_item import TableRecord
 from infra.tokens import (
@@ -47,10 +49,17 @@ Clock = Callable[[], float]
 class TournamentService:
     """Everything about a tournament except playing its tables."""
 
-    def __init__(self, repository: JobStore, clock: Clock, retention_seconds: int) -> None:
+    def __init__(
+        self,
+        repository: JobStore,
+        clock: Clock,
+        retention_seconds: int,
+        tournament_ids: Callable[[str], str] = new_id,
+    ) -> None:
         self._repository = repository
         self._clock = clock
         self._retention = retention_seconds
+        self._tournament_ids = tournament_ids  # `new_id`; a seeded sequence in test stacks
 
     def create(
         self,
@@ -78,7 +87,7 @@ class TournamentService:
         now = int(self._clock())
         token = new_token(ORGANIZER)
         tournament = TournamentRecord(
-            id=new_id("t"),
+            id=self._tournament_ids("t"),
             name=name,
             game=rules.name,
             options=parsed,
@@ -123,10 +132,14 @@ class TournamentService:
             )
         return self.get(tournament)
 
-    def register(self, tournament: str, name: str) -> tuple[PlayerRecord, str]:
+    def register(
+        self, tournament: str, name: str, seed: str | None = None
+    ) -> tuple[PlayerRecord, str]:
         """A new player and their token (shown only now, stored as a hash). `name` is
-        stored as `core.names.display_name` makes it, and must be free (`NameTaken`)."""
+        stored as `core.names.display_name` makes it, and must be free (`NameTaken`);
+        `seed` is their seed for the dice (docs/dice.md), none: the default."""
         name = display_name(name)
+        seed = "" if seed is None else check_player_seed(seed)
         player_id = new_id("p")
         token = new_token(player_id)
         now = int(self._clock())
@@ -137,9 +150,21 @@ class TournamentService:
             token_hash=hash_token(token),
             registered_at=now,
             expires_at=now + self._retention,
+            player_seed=seed,
         )
         self._repository.add_player(player)
         return player, token
+
+    def replace_seed(self, tournament: str, token: str, seed: str) -> dict[str, Any]:
+        """Replace the token holder's seed for the dice (docs/dice.md): for every table
+        seated from now on, and their current table while nobody has acted there."""
+        seed = check_player_seed(seed)
+        found = self._read(tournament)
+        player = self._authenticate_player(found, token)
+        if found.status == Status.FINISHED:
+            raise WrongStatus("the tournament is finished", rule="player seed")
+        table = replace_player_seed(self._repository, player, seed)
+        return {"tournament": tournament, "player": player.id, "seed": seed, "table": table}
 
     def start(
         self,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from core import fair_dice
 from core.actions import Action, Timeout, action_from_dict
 from core.audit import event_record, log_records, records_after
 from core.errors import MatchOver, NotYourTurn
@@ -239,8 +240,7 @@ class TurnService:
         move_due: bool = False,
     ) -> tuple[TableRecord, Any, tuple[Event, ...]]:
         """Draw the dice, apply `action` and save, conditional on the loaded version."""
-        needed = game.dice_needed(state, action)
-        rolled = self._dice.roll(needed, at=f"{table.ref}@{table.version}")
+        rolled = self._roll(table, game.dice_needed(state, action))
         before = state
         state, events = game.apply(state, player, action, rolled)
         over = game.is_over(state)
@@ -263,6 +263,22 @@ class TurnService:
         self._repository.save_table(played, loaded_version=table.version)
         self._remember(played, state)
         return played, state, tuple(events)
+
+    def _roll(self, table: TableRecord, count: int) -> tuple[int, ...]:
+        """The dice of the action that makes the table's next version: from its server
+        and player seeds (docs/dice.md); from the source on a table seated before them."""
+        if not count:
+            return ()
+        if table.server_seed:
+            return fair_dice.dice(
+                table.server_seed,
+                tournament=table.tournament,
+                table=table.ref,
+                version=table.version + 1,
+                count=count,
+                seeds=table.player_seeds,
+            )
+        return self._dice.roll(count, at=f"{table.ref}@{table.version}")
 
     def _state(self, table: TableRecord) -> Any:
         cached = self._states.get((table.tournament, table.ref, table.version))
@@ -335,7 +351,20 @@ def _envelope(table: TableRecord) -> dict[str, Any]:
             {"id": player, "name": name}
             for player, name in zip(table.seating.seats, table.seat_names(), strict=True)
         ],
+        "dice": dice_head(table),
     }
+
+
+def dice_head(table: TableRecord) -> dict[str, object] | None:
+    """What the table shows of its dice (docs/dice.md): the commitment and the players'
+    seeds from the seating on, the server seed only once the table is over; None on a
+    table seated before the scheme."""
+    if not table.server_seed:
+        return None
+    shown = fair_dice.table_dice(
+        table.server_seed, table.player_seeds, table.over, table.dice_secret
+    )
+    return shown.as_dict()
 
 
 def _answer(

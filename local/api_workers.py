@@ -64,7 +64,9 @@ def _serve(
     from infra.reconcile import build_reconciler  # noqa: PLC0415
 
     use_services(build_services(settings, client=aws_client("dynamodb"), dice=dice_for(dice_seed)))
-    reconciler.use(build_reconciler(settings, client=aws_client("dynamodb")))
+    reconciler.use(
+        build_reconciler(settings, client=aws_client("dynamodb"), dice=dice_for(dice_seed))
+    )
     socket_app.sockets.use(build_sockets(settings, client=aws_client("dynamodb")))
     handlers = {API: lambda_handler, SOCKET: socket_app.lambda_handler}
     ready.set()

@@ -10,6 +10,7 @@ timeout, sweeper and job functions die around their writes (see `local.faults`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,12 +95,15 @@ def start_local_stack(
     writes: WriteCounter | None = None,
     observer: bool = True,
     stream_at: int | None = None,
+    tournament_ids: Callable[[str], str] | None = None,
 ) -> LocalStack:
     """Provision the template's resources under `prefix` (keeping those a restored state
     has) and wire every handler to them; `writes` counts every function's DynamoDB
     writes per item. `observer` adds a queue that hears every event, as an outside
     subscriber would. The stream is read from its start, or from the record numbered
-    `stream_at` (where a previous run stopped)."""
+    `stream_at` (where a previous run stopped). `tournament_ids` makes the ids of new
+    tournaments: two runs that must roll the same dice need the same ids, as a table's
+    dice depend on its tournament's id (docs/dice.md)."""
     dynamodb = boto3.client("dynamodb")
     sqs = boto3.client("sqs")
     events = boto3.client("events")
@@ -119,18 +123,22 @@ def start_local_stack(
     def faulty(client: Any, who: str) -> Any:
         return client if crash is None else CrashingClient(client, crash, who)
 
-    api = build_services(settings, client=counted, dice=dice, clock=clock)
+    api = build_services(
+        settings, client=counted, dice=dice, clock=clock, tournament_ids=tournament_ids
+    )
     use_services(api)
-    reconcile_route.reconciler.use(build_reconciler(settings, client=counted, clock=clock))
+    reconcile_route.reconciler.use(
+        build_reconciler(settings, client=counted, clock=clock, dice=dice)
+    )
     publisher_app.publisher.use(build_publisher(settings, client=faulty(events, "publisher")))
     timers_app.timers.use(build_timers(settings, client=faulty(scheduler, "timers")))
     progression_app.progression.use(
-        build_progression(settings, client=faulty(counted, "progression"), clock=clock)
+        build_progression(settings, client=faulty(counted, "progression"), clock=clock, dice=dice)
     )
     timeout_app.services.use(
         build_services(settings, client=faulty(counted, "timeout"), dice=dice, clock=clock)
     )
-    jobs_app.jobs.use(build_jobs(settings, client=faulty(counted, "jobs"), clock=clock))
+    jobs_app.jobs.use(build_jobs(settings, client=faulty(counted, "jobs"), clock=clock, dice=dice))
     sweeper_app.sweeper.use(
         build_sweeper(settings, client=faulty(counted, "sweeper"), dice=dice, clock=clock)
     )

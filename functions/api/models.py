@@ -9,6 +9,7 @@ from pydantic_core import PydanticCustomError
 
 from core.bracket.plan import MAX_TABLE_SIZE, MIN_TABLE_SIZE
 from core.errors import InvalidName
+from core.fair_dice import PLAYER_SEED_MAX, SCHEME, InvalidPlayerSeed, check_player_seed
 from core.names import MAX_LENGTH, MIN_LENGTH, display_name, visible_text
 from core.registry import game_names
 from functions.api.game_views import AsSent, GameView
@@ -103,6 +104,52 @@ class Registration(Strict):
             return display_name(name)
         except InvalidName as error:
             raise PydanticCustomError("invalid_name", str(error)) from None
+
+    seed: str | None = Field(
+        default=None,
+        description=f"the player's seed for the dice (docs/dice.md): 1 to {PLAYER_SEED_MAX}"
+        " printable ASCII characters, no space; clients send a random one. None: the"
+        " default seed '-'. Replace it with PUT /tournaments/{id}/me/seed",
+        examples=["k3Hq9-wZ"],
+    )
+
+    @field_validator("seed")
+    @classmethod
+    def _a_player_seed(cls, seed: str | None) -> str | None:
+        return None if seed is None else _player_seed(seed)
+
+
+def _player_seed(seed: str) -> str:
+    try:
+        return check_player_seed(seed)
+    except InvalidPlayerSeed as error:
+        raise PydanticCustomError("invalid_seed", str(error)) from None
+
+
+class ReplaceSeed(Strict):
+    """A player's new seed for the dice."""
+
+    seed: str = Field(
+        description=f"1 to {PLAYER_SEED_MAX} printable ASCII characters, no space",
+        examples=["k3Hq9-wZ"],
+    )
+
+    @field_validator("seed")
+    @classmethod
+    def _a_player_seed(cls, seed: str) -> str:
+        return _player_seed(seed)
+
+
+class SeedReplaced(Lazy):
+    """Where a replaced seed takes effect."""
+
+    tournament: str
+    player: str
+    seed: str
+    table: str | None = Field(
+        description="the player's current table, if nobody had acted there yet and its"
+        " dice now follow from the new seed; null: only tables seated from now on"
+    )
 
 
 class PlayerRegistered(Lazy):
@@ -259,6 +306,30 @@ class SeatedPlayer(Lazy):
     name: str = Field(description="the player's display name")
 
 
+class TableDice(Lazy):
+    """How the table's dice can be verified (docs/dice.md)."""
+
+    scheme: Literal["knobelcup-dice-1"] = Field(description=f"always '{SCHEME}'")
+    commitment: str = Field(
+        description="SHA-256 of the server seed (hex), fixed from the seating on"
+    )
+    player_seeds: list[str] = Field(description="each seat's player seed, in seat order")
+    server_seed: str | None = Field(
+        description="the server seed (hex, 32 bytes): null until the table is over"
+    )
+    secret: bool = Field(
+        description="false when the service runs with repeatable dice (tests, --dice-seed):"
+        " then anyone who knows its dice seed can compute the server seed"
+    )
+
+
+DICE_FIELD = Field(
+    default=None,
+    description="the commitment, seeds and (once over) server seed the dice follow from;"
+    " null on a table seated before verifiable dice",
+)
+
+
 class TableView(Lazy):
     """A table as one viewer may see it; `events` only in answer to an action."""
 
@@ -266,6 +337,7 @@ class TableView(Lazy):
     table: str
     over: bool
     players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
+    dice: TableDice | None = DICE_FIELD
     view: GameView
     events: list[dict[str, Any]] | None = None
 
@@ -277,6 +349,7 @@ class AuditLog(Lazy):
     table: str
     over: bool
     players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
+    dice: TableDice | None = DICE_FIELD
     complete: bool
     records: list[dict[str, Any]]
 
@@ -310,6 +383,7 @@ class TableEvents(AsSent):
     table: str
     over: bool
     players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
+    dice: TableDice | None = DICE_FIELD
     version: int = Field(description="the table's version now: ask next with `after` = this")
     to_act: str | None = Field(description="whose turn it is now; null once over")
     records: list[LogRecord] = Field(description="every step after `after`, oldest first")

@@ -27,9 +27,8 @@ def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
         client = boto3.client("dynamodb")
         create_tables(client, names={"KnobelcupTable": TABLE})
         settings = Settings.from_env()
-        use_services(
-            build_services(settings, client=client, dice=SeededDice("api"), clock=lambda: NOW)
-        )
-        jobs = build_jobs(settings, client=client, clock=lambda: NOW)
+        dice = SeededDice("api")  # repeatable: the tables' server seeds are not secret
+        use_services(build_services(settings, client=client, dice=dice, clock=lambda: NOW))
+        jobs = build_jobs(settings, client=client, clock=lambda: NOW, dice=dice)
         yield Stack(ApiClient(jobs=jobs), client)
         use_services(None)

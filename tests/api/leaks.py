@@ -1,4 +1,5 @@
-"""A structural scan of API answers for hidden throws shown to the wrong viewer.
+"""A structural scan of API answers for hidden throws shown to the wrong viewer, and for
+a table's server seed shown before the table is over (docs/dice.md).
 
 Every place a throw can appear in an answer is checked against the table's revealed log:
 a `DiceThrown` record may carry dice only if public or the viewer's own covered throw;
@@ -8,6 +9,8 @@ a log record carries dice only once the table is over; `your_throw` and
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -58,3 +61,22 @@ def leaks(viewer: str | None, body: Any, throws: Throws) -> list[str]:
             if latest is None or latest[3] != "thrower" or data[key] != throw_value(*latest[2]):
                 found.append(f"{viewer} saw {key}={data[key]} at version {version}")
     return found
+
+
+def server_seed_forms(seed: bytes) -> list[str]:
+    """Every way a table's server seed could be written out."""
+    urlsafe = base64.urlsafe_b64encode(seed).decode().rstrip("=")
+    return [seed.hex(), seed.hex().upper(), base64.b64encode(seed).decode(), urlsafe]
+
+
+def seed_leaks(body: Any, seeds: Mapping[str, bytes]) -> list[str]:
+    """Server seeds (table -> seed) that `body` shows while its table is played, or that
+    an answer about no table (an error, a tournament) shows at all."""
+    table = body.get("table") if isinstance(body, dict) else None
+    text = json.dumps(body, default=str)
+    return [
+        f"the server seed of {ref} in {text[:200]}"
+        for ref, seed in seeds.items()
+        if not (ref == table and body.get("over") is True)
+        and any(form in text for form in server_seed_forms(seed))
+    ]

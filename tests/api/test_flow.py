@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import random
 from typing import Any
 
 import pytest
 from apiclient import Stack
-from leaks import leaks, throws_of
+from leaks import leaks, seed_leaks, throws_of
 
 from core.audit import verify
+from infra.table_item import table_key
 
 PLAYERS = 12
 
@@ -148,11 +150,23 @@ def test_no_answer_shows_a_player_a_hidden_throw_of_another(
     assert sum(1 for _, answer in scanned if "records" in answer.body and "to_act" in answer.body)
     found = [leak for viewer, answer in scanned for leak in leaks(viewer, answer.body, throws)]
     assert found == []
+    server_seeds = {ref: _server_seed(stack, tournament, ref) for ref in throws}
+    every = [answer.body for _, answer in stack.api.answers]
+    assert [leak for body in every for leak in seed_leaks(body, server_seeds)] == []
+    assert not seed_leaks(printed, server_seeds), "log lines and metrics"
     for ref, table_feeds in feeds.items():
         spectator = table_feeds[None]
         assert spectator[-1]["events"][-1]["type"] == "MatchFinished"
         for viewer, records in table_feeds.items():
             assert feed_shows_what_the_rules_show(viewer, records, throws[ref]) == []
+
+
+def _server_seed(stack: Stack, tournament: str, ref: str) -> bytes:
+    """The table's server seed as only the database holds it."""
+    item = stack.dynamodb.get_item(
+        TableName="knobelcup", Key=table_key(tournament, ref), ConsistentRead=True
+    )["Item"]
+    return base64.b64decode(item["server_seed"]["S"])
 
 
 def feed_shows_what_the_rules_show(

@@ -31,5 +31,9 @@ def test_a_tiny_run_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> N
     assert rows[0].startswith("| server | rounds | turns |")
     api, bridge = rows[2], rows[3]
     assert api.startswith("| HTTP API, no bridge | ") and bridge.startswith("| bridge on the")
-    assert api.split("|")[2:4] == bridge.split("|")[2:4]  # the same dice, the same game
+    # two tournaments, so two sets of dice (a table's dice depend on its tournament's id,
+    # docs/dice.md): both finals are played, not necessarily to the same length
+    for row in (api, bridge):
+        rounds, turns = (int(cell.replace(",", "")) for cell in row.split("|")[2:4])
+        assert 0 < rounds <= turns, row
     assert "the bridge's median turn against the HTTP API, no bridge: " in out

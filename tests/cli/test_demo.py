@@ -23,6 +23,8 @@ def test_the_demo_plays_over_http_to_a_champion_and_draws_the_bracket(
     for bar in ("Round 1 ", "Round 2 ", "Final "):
         assert bar in out
     assert "replayed and verified" in out
+    dice = re.search(r"Final table's dice: all (\d+) throws verified against the commitment", out)
+    assert dice is not None and int(dice[1]) > 0, out
     champion = re.search(r"Champion: (bot\d+) ", out)
     assert champion is not None, out
     assert f"1. {champion[1]}" in out

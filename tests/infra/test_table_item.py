@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 
@@ -143,3 +144,26 @@ def test_the_shard_is_fixed_per_table_and_spreads_tables_over_all_shards() -> No
 def test_only_a_table_key_names_a_table(pk: str) -> None:
     with pytest.raises(ValueError, match="not a table key"):
         table_of(pk)
+
+
+@pytest.mark.parametrize("secret", [True, False])
+def test_the_dice_seeds_round_trip_through_the_item_and_a_stream_image(secret: bool) -> None:
+    record = _in_play()
+    record = replace(
+        record,
+        server_seed=bytes(range(32)),
+        player_seeds=("-", "k3Hq9-wZ", "q7#Lx", "~"),
+        dice_secret=secret,
+    )
+    item = to_item(record)
+    assert item["player_seeds"] == {"S": "- k3Hq9-wZ q7#Lx ~"}
+    assert ("repeatable_dice" in item) is not secret
+    assert from_item(item) == record
+    assert from_item(json.loads(json.dumps(item))) == record  # as a stream event carries it
+
+
+def test_a_table_seated_before_verifiable_dice_reads_without_seeds() -> None:
+    item = to_item(_in_play())
+    assert not {"server_seed", "player_seeds", "repeatable_dice"} & item.keys()
+    legacy = from_item(item)
+    assert (legacy.server_seed, legacy.player_seeds, legacy.dice_secret) == (b"", (), True)

@@ -10,6 +10,7 @@ from moto import mock_aws
 from tournament_kit import NOW, StackFactory
 
 from infra.dice import PlaceSeededDice
+from infra.tokens import seeded_ids
 from infra.tournaments import Clock
 from local.delivery import Deliveries
 from local.faults import CrashPlan
@@ -39,6 +40,9 @@ def local_stack(aws_env: None) -> Iterator[StackFactory]:
                 crash=crash,
                 deliveries=deliveries,
                 writes=writes,
+                # the dice depend on the tournament's id (docs/dice.md): runs compared
+                # with one another create their tournaments under the same ids
+                tournament_ids=seeded_ids(dice_seed),
             )
 
         yield make

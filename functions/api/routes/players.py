@@ -9,7 +9,13 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
 from functions.api.contract import AUTH, BODY, answers
-from functions.api.models import PlayerRegistered, Registration, Whereabouts
+from functions.api.models import (
+    PlayerRegistered,
+    Registration,
+    ReplaceSeed,
+    SeedReplaced,
+    Whereabouts,
+)
 from functions.observability import metrics
 from functions.wiring import services
 
@@ -24,7 +30,7 @@ router = Router()
 )
 def register(tournament_id: str, body: Registration) -> tuple[dict[str, Any], int]:
     """Register while registration is open; the player token is shown only once."""
-    player, token = services().tournaments.register(tournament_id, body.name)
+    player, token = services().tournaments.register(tournament_id, body.name, body.seed)
     metrics.add_metric(name="PlayersRegistered", unit=MetricUnit.Count, value=1)
     registered = PlayerRegistered(
         tournament_id=tournament_id, player_id=player.id, player_token=token
@@ -43,3 +49,17 @@ def whereabouts(tournament_id: str) -> Whereabouts:
     """The token holder's current table (none before the start)."""
     token = bearer_token(router.current_event.headers)
     return Whereabouts(**services().tournaments.whereabouts(tournament_id, token))
+
+
+@router.put(
+    "/tournaments/<tournament_id>/me/seed",
+    tags=["player"],
+    summary="Replace my seed for the dice",
+    security=BEARER_SECURITY,
+    responses=answers(SeedReplaced, *BODY, *AUTH, 404, 409),
+)
+def replace_seed(tournament_id: str, body: ReplaceSeed) -> SeedReplaced:
+    """The token holder's seed for the dice (docs/dice.md) from now on: every table they
+    are seated at later, and their current table while nobody has acted there."""
+    token = bearer_token(router.current_event.headers)
+    return SeedReplaced(**services().tournaments.replace_seed(tournament_id, token, body.seed))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cli.api_client import ApiError, Retrying, RetryPolicy, Transport
+from cli.seeds import registration_body
 
 Pause = Callable[[float], None]
 Feed = dict[str, Any]  # an answer of `GET .../events`: version, to_act, over, records
@@ -40,12 +41,13 @@ def register(
     pause: Pause = time.sleep,
     retry: RetryPolicy | None = None,
 ) -> Seat:
-    """Register `name`; the token in the answer is shown only this once. Retried only
+    """Register `name`, with a random seed of the player's own for the dice (docs/dice.md);
+    the token in the answer is shown only this once. Retried only
     when the service surely did nothing (429, a refused connection): a registration
     sent twice would register twice."""
     api = Retrying(client, retry or RetryPolicy(), sleep=pause)
     path = f"/tournaments/{tournament}/players"
-    answer = api.ok("POST", path, {"name": name}, idempotent=False)
+    answer = api.ok("POST", path, registration_body(name), idempotent=False)
     return Seat(answer["player_id"], answer["player_token"], name)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.api_client import ApiClient, ApiError
+from cli.seeds import registration_body
 from cli.udp_bridge import protocol as p
 from cli.udp_bridge.endpoint import Endpoint
 from cli.udp_bridge.prompts import DUPLICATE, UNKNOWN_SENDER, Address, Prompts, Tally
@@ -159,7 +160,8 @@ class Bridge:
             log.info("spectator %s registered from %s:%s", name, *sender)
             return p.registered()
         try:
-            made = client.ok("POST", f"/tournaments/{self._tournament}/players", {"name": name})
+            path = f"/tournaments/{self._tournament}/players"
+            made = client.ok("POST", path, registration_body(name))
         except ApiError as error:
             log.info("%s rejected: %s", name, error)
             return p.rejected(_rejection(error))

@@ -278,6 +278,22 @@ def test_the_watch_page_shows_no_hidden_die_until_the_table_is_over(stack: Stack
     told = [e for r in data["records"] for e in r["events"] if e["type"] == "DiceThrown"]
     assert all(e["dice"] is not None for e in told) and len(told) > len(thrown) - len(hidden)
     assert REFRESH not in over
+    # the finished table's dice, checked against the commitment shown since the seating
+    assert "id=dice-check" not in live
+    throws = sum(1 for r in revealed["records"] if r.get("dice"))
+    assert f"dice verified ✓ ({throws} throws)" in over
+
+
+def test_a_finished_table_whose_dice_do_not_follow_from_its_seeds_is_not_verified() -> None:
+    log = {
+        "tournament": "t-1",
+        "table": "R1-1",
+        "dice": {"server_seed": "AA==", "commitment": "0" * 64, "player_seeds": [], "secret": True},
+        "records": [{"version": 0}],
+    }
+    told = pages.dice_check(log)
+    assert told is not None and told.startswith("dice NOT verified: ")
+    assert pages.dice_check({**log, "dice": None}) is None  # seated before verifiable dice
 
 
 def embedded(html: str, element: str) -> Any:

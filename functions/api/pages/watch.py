@@ -36,8 +36,10 @@ def watch_page(
     records: Sequence[Mapping[str, Any]],
     names: Mapping[str, str],
     socket: str = "",
+    dice_check: str | None = None,
 ) -> str:
-    """One table: the spectator view and the audit log, told in sentences."""
+    """One table: the spectator view and the audit log, told in sentences; a finished
+    table's `dice_check` (verified, or not) under its seats."""
     title = f"{ref} · {tournament_title(info)}"
     state = OVER if over else PLAYING
     to_act = view.get("to_act")
@@ -63,6 +65,7 @@ def watch_page(
         f"<h2>{esc(ref)} <span class='badge {state}' id=state>{state}</span> "
         f"<span class=muted id=turn>· turn {esc(view.get('version', 0))} · {line}</span></h2>",
         f"<div id=seats>{_seats(view, names)}</div>",
+        f"<p class=muted id=dice-check>{esc(dice_check)}</p>" if dice_check else "",
         "</section>",
         f"<div id=facts>{_facts(view, names)}</div>",
         "<section class=card><h2>What happened</h2>",

@@ -13,7 +13,7 @@ import os
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
 
 from aws_lambda_powertools.event_handler import Response
@@ -21,6 +21,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from core.bracket import BracketPlan, InvalidBracket, TableRef
+from core.errors import KnobelcupError
 from functions.wiring import services
 from infra.errors import NotFound
 from infra.records import Status, TournamentRecord
@@ -168,11 +169,29 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
                     records=log["records"],
                     names=_names(tournament.id, seats),
                     socket=socket_url(),
+                    dice_check=dice_check(log) if view["over"] else None,
                 )
         feeders = [str(TableRef(ref.round - 1, i)) for i in plan.feeders(ref)]
         return watch.pending_table_page(info, table, feeders=feeders, bye=None, socket=socket_url())
 
     return html_answer(page)
+
+
+def dice_check(log: dict[str, Any]) -> str | None:
+    """What a finished table's page says of its dice (docs/dice.md): verified against the
+    commitment shown since the seating, or the first throw that is not; None for a table
+    seated before verifiable dice."""
+    from core.dice_proof import prove_table  # noqa: PLC0415
+
+    head = log.get("dice")
+    if not head:
+        return None
+    repeatable = "" if head.get("secret", True) else " (repeatable dice, not secret)"
+    try:
+        proof = prove_table(log)
+    except KnobelcupError as error:
+        return f"dice NOT verified: {error}{repeatable}"
+    return f"dice verified ✓ ({proof.throws} throws){repeatable}"
 
 
 # --- reading -------------------------------------------------------------------------

@@ -17,6 +17,9 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# how long a page may take to show what a test waits for: generous, since a busy machine
+# runs the service, the bots and the browser at once (a passing test never waits it out)
+WAIT_MS = 120_000
 PHONE = {"width": 375, "height": 812}
 SCREEN = {"width": 1920, "height": 1080}
 # Without the background-networking flags Chromium keeps calling home, which a closed

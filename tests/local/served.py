@@ -29,18 +29,26 @@ def play_tournament(
     """Create, fill and start a tournament over HTTP and let bots play it to the end;
     the finished tournament and its bots."""
     api = ApiClient(url)
-    created = api.ok(
-        "POST",
-        "/tournaments",
-        {"game": game, "name": "Served cup", "table_size": table_size, "advance": advance},
-    )
-    tid, organizer = created["tournament_id"], created["organizer_token"]
-    api.ok("POST", f"/tournaments/{tid}/registration/open", token=organizer)
+    tid, organizer = open_cup(api, "Served cup", table_size, advance, game)
     bots = DemoBots(url, tid, game, workers=4)
     bots.register(bot_names(players))
     api.ok("POST", f"/tournaments/{tid}/start", {"seed": "served"}, token=organizer)
     finished = bots.play(BracketPlan.build(players, table_size, advance), lambda _round: None)
     return finished, bots
+
+
+def open_cup(
+    api: ApiClient, name: str, table_size: int, advance: int, game: str = "maexchen"
+) -> tuple[str, str]:
+    """A new tournament open for registration: its id and the organizer's token."""
+    created = api.ok(
+        "POST",
+        "/tournaments",
+        {"game": game, "name": name, "table_size": table_size, "advance": advance},
+    )
+    tournament, organizer = created["tournament_id"], created["organizer_token"]
+    api.ok("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
+    return tournament, organizer
 
 
 @contextmanager

@@ -7,45 +7,21 @@ unless KNOBELCUP_REQUIRE_BROWSER is set, as CI sets it: there it fails instead.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
+from browser import FLAGS, chromium_path
 from served import play_tournament
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-# Without the background-networking flags Chromium keeps calling home, which a
-# closed network refuses, slowly.
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-]
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("KNOBELCUP_REQUIRE_BROWSER"):
-            pytest.fail("Chromium is required here but not installed (Debian: chromium)")
-        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
-    return found
 
 
 def _browse(chromium: str, *action: str) -> str:
     with tempfile.TemporaryDirectory() as profile:
         done = subprocess.run(
-            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *action],
+            [chromium, "--headless", *FLAGS, f"--user-data-dir={profile}", *action],
             capture_output=True,
             text=True,
             timeout=120,
@@ -55,7 +31,7 @@ def _browse(chromium: str, *action: str) -> str:
 
 
 def test_the_bracket_page_shows_every_round_and_the_champion(service_url: str) -> None:
-    chromium = _chromium()
+    chromium = chromium_path()
     finished, bots = play_tournament(service_url, 20)
     page = f"{service_url}/tournaments/{finished['tournament_id']}/bracket"
 

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import PHONE, SCREEN, chromium, page_errors, screenshot, sideways_scroll
+from browser import PHONE, SCREEN, WAIT_MS, chromium, page_errors, screenshot, sideways_scroll
 from playwright.sync_api import Browser, Page
-from served import play_tournament
+from served import open_cup, play_tournament
 
 from cli.api_client import ApiClient
 from cli.demo_bots import bot_names
@@ -53,13 +53,7 @@ def finished(service_url: str) -> dict[str, Any]:
 def running(service_url: str) -> str:
     """A started tournament of 24 players at tables of 4, R1-1 some turns in."""
     api = ApiClient(service_url)
-    created = api.ok(
-        "POST",
-        "/tournaments",
-        {"game": "maexchen", "name": "Zum Goldenen Würfel", "table_size": 4, "advance": 2},
-    )
-    tournament, organizer = created["tournament_id"], created["organizer_token"]
-    api.ok("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
+    tournament, organizer = open_cup(api, "Zum Goldenen Würfel", table_size=4, advance=2)
     tokens = {}
     for name in bot_names(24):
         player = api.ok("POST", f"/tournaments/{tournament}/players", {"name": name})
@@ -86,6 +80,7 @@ def running(service_url: str) -> str:
 
 def _open(browser: Browser, url: str, size: str) -> tuple[Page, list[str]]:
     page = browser.new_page(viewport=SIZES[size])
+    page.set_default_timeout(WAIT_MS)
     errors = page_errors(page)
     page.goto(url)
     page.wait_for_load_state("networkidle")

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import PHONE, SCREEN, chromium, page_errors, screenshot, sideways_scroll
+from browser import PHONE, SCREEN, WAIT_MS, chromium, page_errors, screenshot, sideways_scroll
 from playwright.sync_api import Browser, Page
+from served import open_cup
 
 from cli.api_client import ApiClient
 from cli.botkit import BotResult, run_bot
@@ -24,7 +25,7 @@ from examples.bots.maexchen_honest import decide
 
 PERSON = 'Anna <b>&"Co"'  # any markup in a name must show as text
 BOTS = ["Bernd", "Carla"]
-SECONDS = 90
+SECONDS = WAIT_MS // 1000
 KEPT = "window.__notReloaded = true"  # gone if the page reloads
 
 
@@ -35,14 +36,7 @@ def browser() -> Iterator[Browser]:
 
 
 def _cup(api: ApiClient) -> tuple[str, str]:
-    created = api.ok(
-        "POST",
-        "/tournaments",
-        {"game": "maexchen", "name": "Pub cup", "table_size": 3, "advance": 1},
-    )
-    tournament, organizer = created["tournament_id"], created["organizer_token"]
-    api.ok("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
-    return tournament, organizer
+    return open_cup(api, "Pub cup", table_size=3, advance=1)
 
 
 def _bots(url: str, tournament: str) -> list[BotResult]:
@@ -66,7 +60,7 @@ def _bots(url: str, tournament: str) -> list[BotResult]:
     for thread in threads:
         thread.start()
     for _ in BOTS:
-        assert joined.acquire(timeout=30)
+        assert joined.acquire(timeout=SECONDS)
     return results
 
 
@@ -103,6 +97,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     tournament, organizer = _cup(api)
     site = f"{service_url}/tournaments/{tournament}"
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    context.set_default_timeout(WAIT_MS)
     phone = context.new_page()
     errors = page_errors(phone)
 
@@ -116,6 +111,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     assert token and token in (phone.get_attribute("#resume-link", "href") or "")
 
     spectator = browser.new_context(viewport=SCREEN)
+    spectator.set_default_timeout(WAIT_MS)
     bracket = spectator.new_page()
     bracket.goto(f"{site}/bracket")
     bracket.evaluate(KEPT)
@@ -123,7 +119,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     results = _bots(service_url, tournament)
     api.ok("POST", f"/tournaments/{tournament}/start", {"seed": "pub"}, token=organizer)
 
-    phone.wait_for_selector("#cup-card:not([hidden])", timeout=30_000)
+    phone.wait_for_selector("#cup-card:not([hidden])", timeout=WAIT_MS)
     table = phone.text_content("#cup-table")
     watch = spectator.new_page()
     watch.goto(f"{site}/tables/{table}/watch")
@@ -136,7 +132,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     assert "The table is over:" in (phone.text_content("#story") or "")
     phone.wait_for_function(
         "document.getElementById('notice').textContent.includes('tournament is over')",
-        timeout=30_000,
+        timeout=WAIT_MS,
     )
     finished = api.ok("GET", f"/tournaments/{tournament}")
     assert f"Champion: {finished['champion_name']}." in (phone.text_content("#notice") or "")
@@ -148,7 +144,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     )
     assert watch.evaluate("window.__notReloaded") is True
     assert watch.text_content("#state") == "over"
-    bracket.wait_for_selector(".champion .who", timeout=30_000)
+    bracket.wait_for_selector(".champion .who", timeout=WAIT_MS)
     assert bracket.text_content(".champion .who") == finished["champion_name"]
     assert bracket.evaluate("window.__notReloaded") is True
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import chromium
+from browser import WAIT_MS, chromium
 from playwright.sync_api import Page
 
 from cli.table_story import Narrator
@@ -38,6 +38,7 @@ TELL_JS = """([me, table, names, records]) => {
 def page() -> Iterator[Page]:
     with chromium() as browser:
         opened = browser.new_page()
+        opened.set_default_timeout(WAIT_MS)
         opened.set_content("<!doctype html><title>story</title>")
         opened.add_script_tag(content=STORY_JS.read_text(encoding="utf-8"))
         yield opened

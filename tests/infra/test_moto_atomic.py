@@ -4,6 +4,7 @@ Query reads its partition as DynamoDB does."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -12,9 +13,16 @@ from typing import Any
 
 import boto3
 import pytest
+from moto import mock_aws
+from moto.sqs.models import Message, sqs_backends
 
 from local.fake_aws import fake_aws
-from local.moto_atomic import moto_server, stop_process
+from local.moto_atomic import (
+    _EVERY_QUEUE_ATTRIBUTE,
+    _QueueAttributes,
+    moto_server,
+    stop_process,
+)
 from local.provision import create_tables
 
 TABLE = "atomic"
@@ -170,3 +178,42 @@ def test_a_server_that_does_not_go_when_terminated_is_killed() -> None:
     assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"
     assert stop_process(stubborn, grace=0.5) == -signal.SIGKILL
     assert stubborn.poll() == -signal.SIGKILL
+
+
+def test_queue_attributes_are_moto_s_own_but_each_read_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)  # in this process, not the server
+    with mock_aws():
+        sqs = boto3.client("sqs", region_name="eu-central-1")
+        dead = sqs.create_queue(QueueName="dead")["QueueUrl"]
+        dead_arn = sqs.get_queue_attributes(QueueUrl=dead, AttributeNames=["QueueArn"])
+        redrive = {"deadLetterTargetArn": dead_arn["Attributes"]["QueueArn"], "maxReceiveCount": 3}
+        work = sqs.create_queue(
+            QueueName="work", Attributes={"RedrivePolicy": json.dumps(redrive)}
+        )["QueueUrl"]
+        sqs.create_queue(
+            QueueName="ordered.fifo",
+            Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "true"},
+        )
+        for body in ("a", "b", "c"):
+            sqs.send_message(QueueUrl=work, MessageBody=body)
+        sqs.receive_message(QueueUrl=work, MaxNumberOfMessages=1)  # one in flight
+        queues = {
+            queue.name: queue
+            for regions in sqs_backends.values()
+            for backend in regions.values()
+            for queue in backend.queues.values()
+        }
+        assert queues.keys() == {"dead", "work", "ordered.fifo"}
+        for queue in queues.values():
+            assert dict(_QueueAttributes(queue)) == _EVERY_QUEUE_ATTRIBUTE.fget(queue)
+
+        walked: list[Message] = []
+        visible = Message.visible
+        monkeypatch.setattr(
+            Message, "visible", property(lambda m: walked.append(m) or visible.fget(m))
+        )
+        attributes = _QueueAttributes(queues["work"])
+        assert attributes.get("ContentBasedDeduplication") is None and not walked
+        assert attributes["ApproximateNumberOfMessages"] == 2 and walked  # counted when asked

@@ -171,4 +171,4 @@ def test_byes_in_the_first_and_a_later_round_carry_their_player_on(
     assert bye["over"] and bye["ranking"] == bye["players"]
     assert bye["names"] == [run.bots[bye["players"][0]].name]
     refused = run.call("GET", f"/tournaments/{run.tournament}/tables/R2-2")
-    assert refused.status == 409 and refused.body["rule"] == "bye"
+    assert refused.status == 409 and refused.body["rule"] == "rules §5.7 bye"

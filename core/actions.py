@@ -59,7 +59,7 @@ class Concede:
 
 @dataclass(frozen=True, slots=True)
 class Timeout:
-    """The player to act let `turn_timeout_seconds` pass (RULES.md §4)."""
+    """The player to act let `turn_timeout_seconds` pass (docs/rules.md §4.1)."""
 
     kind: ClassVar[str] = "timeout"
 

@@ -47,7 +47,7 @@ class DiceThrown(NamedTuple):
 
 
 class TurnTimedOut(NamedTuple):
-    """The player to act did not act in time (RULES.md §4); `timeouts` counts theirs."""
+    """The player to act did not act in time (docs/rules.md §4); `timeouts` counts theirs."""
 
     player: PlayerId
     timeouts: int

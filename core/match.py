@@ -54,7 +54,7 @@ def same_turn(game: Game[Any], before: Any, after: Any, action: Action) -> bool:
     """Whether `action`, taken in `before`, leaves its player's turn running in `after`:
     they are still to act, in the same round (for games with rounds), and it was no
     timeout, which always ends a turn. A Mäxchen throw and its announcement, or a
-    Mariechen player's throws, are one turn (RULES.md §4 times turns out, not actions)."""
+    Mariechen player's throws, are one turn (docs/rules.md §4.1 times turns out, not actions)."""
     if isinstance(action, Timeout):
         return False
     player = game.to_act(before)
@@ -109,5 +109,7 @@ def replay_step(seating: Seating, moves: Sequence[Move], upto: int) -> tuple[Any
 def _actor(game: Game[Any], state: Any) -> PlayerId:
     player = game.to_act(state)
     if player is None:
-        raise MatchOver("the stored moves go on after the table ended", rule="match over")
+        raise MatchOver(
+            "the stored moves go on after the table ended", rule="rules §6.6 match over"
+        )
     return player

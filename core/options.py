@@ -16,7 +16,7 @@ from core.errors import InvalidOption, UnknownOption
 
 @dataclass(frozen=True, slots=True)
 class TableOptions:
-    """Options every game has: the service's turn-timeout rules (RULES.md §4)."""
+    """Options every game has: the service's turn-timeout rules (docs/rules.md §4)."""
 
     turn_timeout_seconds: int = 60
     forfeit_after_timeouts: int = 0

@@ -25,7 +25,7 @@ def check_seating(
         raise InvalidSeating(
             f"{game} is played by {min_players} to {MAX_PLAYERS_AT_TABLE} players at a table, "
             f"got {len(seats)}",
-            rule="RULES.md §5 table_size",
+            rule="rules §6.1 seats",
         )
     if len(set(seats)) != len(seats):
         raise InvalidSeating("a player may take only one seat at a table", rule="seating")
@@ -33,7 +33,7 @@ def check_seating(
         raise InvalidSeating(
             f"survivors must be between 1 and {len(seats) - 1} for {len(seats)} players, "
             f"got {survivors}",
-            rule="RULES.md §5 advance",
+            rule="rules §5.4 advance",
         )
     return seats
 
@@ -41,9 +41,9 @@ def check_seating(
 def check_turn(game: str, to_act: PlayerId | None, player: PlayerId) -> None:
     """Raise `MatchOver` once the table is over, `NotYourTurn` for anyone but `to_act`."""
     if to_act is None:
-        raise MatchOver(f"this {game} table is over", rule="match end")
+        raise MatchOver(f"this {game} table is over", rule="rules §6.6 match over")
     if player != to_act:
-        raise NotYourTurn(f"it is {to_act}'s turn, not {player}'s", rule="seat order")
+        raise NotYourTurn(f"it is {to_act}'s turn, not {player}'s", rule="rules §6.2 turn order")
 
 
 def check_dice(dice: Sequence[int], needed: int) -> tuple[int, ...]:

@@ -29,7 +29,7 @@ SHARDS = [f"D#{n}" for n in range(DUE_SHARDS)]  # the index's partition keys
 # How long past its deadline a table waits before the sweeper acts: Scheduler fires at
 # the deadline, and the sweeper is the backstop for a firing that never came
 GRACE_SECONDS = 60
-DEFAULT_TURN_TIMEOUT = TableOptions().turn_timeout_seconds  # RULES.md §4
+DEFAULT_TURN_TIMEOUT = TableOptions().turn_timeout_seconds  # docs/rules.md §4.1
 
 
 def turn_timeout(options: Mapping[str, object]) -> int:

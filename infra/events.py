@@ -88,7 +88,7 @@ class RoundCompleted(DomainEvent):
 
 
 class StandingDetail(BaseModel):
-    """A final place (RULES.md §5 standings)."""
+    """A final place (docs/rules.md §5.9 standings)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -1,6 +1,6 @@
 """The progression consumer's use case: a table finished, so move the bracket on.
 
-For each `TableFinished` (RULES.md §5, through the pure `core.bracket` functions):
+For each `TableFinished` (docs/rules.md §5, through the pure `core.bracket` functions):
 1. record the exit of every player whose tournament ends at that table;
 2. report the table to its round's counting tree (`core.bracket.completion`);
 3. put its advancers in their slot at the next table; once every feeder has sent its

@@ -147,7 +147,7 @@ class JobState:
 
 @dataclass(frozen=True, slots=True)
 class PlayerExit:
-    """Where a player's tournament ended (RULES.md §5 standings): the round and table
+    """Where a player's tournament ended (docs/rules.md §5.9 standings): the round and table
     they left from, their place there, and the game's measure turned lower-is-better."""
 
     round: int

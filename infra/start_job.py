@@ -110,7 +110,7 @@ class StartJob:
         if len(players) != tournament.player_count:
             raise InvalidBracket(
                 f"{tournament.player_count} players registered, {len(players)} found",
-                rule="RULES.md §5 seeding",
+                rule="rules §5.2 seeding",
             )
         order = seeded_order(players, tournament.seed)
         self._store.put_id_chunks(
@@ -151,7 +151,7 @@ class StartJob:
         players = {p.id: p for p in self._store.get_players(tournament.id, seated)}
         if len(players) != len(seated):
             missing = next(p for p in seated if p not in players)
-            raise InvalidBracket(f"player {missing} is not registered", rule="RULES.md §5")
+            raise InvalidBracket(f"player {missing} is not registered", rule="rules §5.2 seeding")
         placed: list[PlayerRecord] = []
         for decision in decisions:
             for player_id in (

@@ -1,4 +1,4 @@
-"""Turn deadlines as one-time EventBridge Scheduler schedules (RULES.md §4).
+"""Turn deadlines as one-time EventBridge Scheduler schedules (docs/rules.md §4.1).
 
 Each turn of a table in play gets one schedule, named after the table and the version
 the turn began at, due at the table's `deadline` (`turn_timeout_seconds` after the write

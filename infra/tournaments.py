@@ -42,7 +42,7 @@ from infra.tokens import (
 )
 
 ORGANIZER = "organizer"
-SEEDING_RULE = "RULES.md §5 seeding"
+SEEDING_RULE = "rules §5.2 seeding"
 Clock = Callable[[], float]
 
 
@@ -81,7 +81,7 @@ class TournamentService:
         if table_size < rules.min_players:
             raise InvalidBracket(
                 f"table_size must be at least {rules.min_players} for {game}",
-                rule="table_size",
+                rule="rules §5.1 table_size",
             )
         BracketPlan.build(table_size, table_size, advance)  # checks table_size and advance
         now = int(self._clock())
@@ -178,7 +178,7 @@ class TournamentService:
         (`infra.start_job`) does the seating and makes the tournament `running`.
 
         The players are shuffled by `seed` (a fresh secret when None) or, with `order`,
-        seated in the organizer's order (RULES.md §5). Either is recorded and published.
+        seated in the organizer's order (docs/rules.md §5.2). Either is recorded and published.
         Asked again while starting, with the same seeding, it answers as the first time.
         """
         if seed is not None and order is not None:
@@ -255,7 +255,7 @@ class TournamentService:
         if found.status != Status.FINISHED:
             raise WrongStatus(
                 f"the standings are known once the final is over; the tournament is {found.status}",
-                rule="RULES.md §5 standings",
+                rule="rules §5.9 standings",
             )
         rows = self._repository.standings_page(tournament, offset, limit)
         following = offset + limit if offset + limit < found.player_count else None
@@ -322,7 +322,8 @@ def order_digest(order: Sequence[str]) -> str:
 def _check_enough(players: int) -> None:
     if players < 2:
         raise WrongStatus(
-            f"a tournament needs at least 2 players, {players} registered", rule="start"
+            f"a tournament needs at least 2 players, {players} registered",
+            rule="rules §5.1 players",
         )
 
 

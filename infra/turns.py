@@ -88,9 +88,11 @@ class TurnService:
         to_act = game.to_act(state)
         if to_act != player:  # checked before any dice are drawn
             cause = (
-                MatchOver(f"table {ref} is over", rule="match over")
+                MatchOver(f"table {ref} is over", rule="rules §6.6 match over")
                 if to_act is None
-                else NotYourTurn(f"it is {to_act}'s turn, not {player}'s", rule="turn order")
+                else NotYourTurn(
+                    f"it is {to_act}'s turn, not {player}'s", rule="rules §6.2 turn order"
+                )
             )
             raise TurnConflict(cause, current_version=table.version)
         last_keys = {**table.last_keys, seat: (key, version + 1)} if key else table.last_keys
@@ -103,7 +105,7 @@ class TurnService:
         return _answer(played, game, state, events, player)
 
     def time_out(self, tournament: str, ref: str, version: int, player: str | None = None) -> bool:
-        """Apply RULES.md §4 to whoever is to act, if the turn that began at `version`
+        """Apply docs/rules.md §4 to whoever is to act, if the turn that began at `version`
         (`player`'s, when named) is still in play.
 
         A turn's deadline is scheduled for the turn, named by the version it began at: a
@@ -121,7 +123,7 @@ class TurnService:
         return self.apply_timeout(table)
 
     def apply_timeout(self, table: TableRecord, *, move_due: bool = False) -> bool:
-        """RULES.md §4 for whoever is to act at `table` as it was just read; saved only if
+        """docs/rules.md §4 for whoever is to act at `table` as it was just read; saved only if
         the table is still at that version. Returns whether a timeout was applied.
 
         The one way a timeout is played, for a schedule's firing and the sweeper alike.
@@ -208,7 +210,8 @@ class TurnService:
             )
         if table.bye:
             raise WrongStatus(
-                f"table {ref} is a bye: {table.ranking[0]} goes on without playing", rule="bye"
+                f"table {ref} is a bye: {table.ranking[0]} goes on without playing",
+                rule="rules §5.7 bye",
             )
         return table
 

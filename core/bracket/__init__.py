@@ -1,4 +1,4 @@
-"""The tournament bracket engine: elimination tables fed by consecutive tables (RULES.md §5).
+"""The tournament bracket engine: elimination tables fed by consecutive tables (docs/rules.md §5).
 
 `BracketPlan` fixes the whole shape up front from (players, table_size, advance);
 `core.bracket.progression` moves players through it with pure functions; `Bracket`

@@ -1,7 +1,7 @@
 """What the bracket engine decides: tables to seat, byes, finished rounds, the standings.
 
 Decisions are immutable NamedTuples, like the core's events; the shell turns them into
-tables to play, notifications and stored items. Rules: RULES.md §5.
+tables to play, notifications and stored items. Rules: docs/rules.md §5.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from core.bracket.decisions import Standing
 from core.bracket.plan import InvalidBracket
 from core.bracket.progression import Exit
 
-STANDINGS_RULE = "RULES.md §5 standings"
+STANDINGS_RULE = "rules §5.9 standings"
 
 
 class Group(NamedTuple):

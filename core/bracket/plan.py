@@ -1,6 +1,6 @@
 """The bracket's shape: every round's tables, their sizes and who feeds whom.
 
-Rules: RULES.md §5 (elimination tables). The whole shape follows from three numbers
+Rules: docs/rules.md §5 (elimination tables). The whole shape follows from three numbers
 (players, `table_size`, `advance`), so it is computed once, up front, and stored as a
 tuple of table sizes and a tuple of feeder-group starts per round: no per-player objects.
 
@@ -33,6 +33,11 @@ from core.errors import KnobelcupError
 MIN_TABLE_SIZE = 2
 MAX_TABLE_SIZE = 12
 _TABLE_NAME = re.compile(r"R([1-9][0-9]*)-([1-9][0-9]*)")
+_NUMBER_RULES = {
+    "player_count": "rules §5.1 players",
+    "table_size": "rules §5.1 table_size",
+    "advance": "rules §5.1 advance",
+}
 
 
 class InvalidBracket(KnobelcupError):
@@ -61,12 +66,10 @@ class TableRef(NamedTuple):
 
 def _check_number(name: str, value: int, low: int, high: int | None) -> None:
     if type(value) is not int:
-        raise InvalidBracket(
-            f"{name} must be an integer, got {value!r}", rule=f"RULES.md §5 {name}"
-        )
+        raise InvalidBracket(f"{name} must be an integer, got {value!r}", rule=_NUMBER_RULES[name])
     if value < low or (high is not None and value > high):
         bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise InvalidBracket(f"{name} must be {bound}, got {value}", rule=f"RULES.md §5 {name}")
+        raise InvalidBracket(f"{name} must be {bound}, got {value}", rule=_NUMBER_RULES[name])
 
 
 def _balanced_starts(feeders: int, per_table: int) -> tuple[int, ...]:
@@ -112,7 +115,7 @@ class BracketPlan:
 
     @classmethod
     def build(cls, player_count: int, table_size: int, advance: int) -> BracketPlan:
-        """Compute every round's tables for these numbers (RULES.md §5)."""
+        """Compute every round's tables for these numbers (docs/rules.md §5)."""
         _check_number("player_count", player_count, 1, None)
         _check_number("table_size", table_size, MIN_TABLE_SIZE, MAX_TABLE_SIZE)
         _check_number("advance", advance, 1, table_size - 1)
@@ -221,6 +224,6 @@ class BracketPlan:
         self._size(ref)
         round, index = ref
         if round == len(self.sizes):
-            raise InvalidBracket(f"the final {ref} feeds no table", rule="RULES.md §5 final")
+            raise InvalidBracket(f"the final {ref} feeds no table", rule="rules §5.8 final")
         starts = self.starts[round]
         return index - starts[bisect_right(starts, index) - 1]

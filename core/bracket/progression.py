@@ -1,6 +1,6 @@
 """How players move through the bracket: pure functions of the plan and finished tables.
 
-Rules: RULES.md §5. Whoever keeps the tournament's progress (the in-memory `Bracket`, or
+Rules: docs/rules.md §5. Whoever keeps the tournament's progress (the in-memory `Bracket`, or
 a consumer storing items) calls these and only stores what they return:
 
 1. `first_round` seats round 1 from the seeded order;
@@ -56,7 +56,7 @@ def first_round(
     if len(players) != plan.player_count:
         raise InvalidBracket(
             f"the bracket was planned for {plan.player_count} players, got {len(players)}",
-            rule="RULES.md §5 seeding",
+            rule="rules §5.2 seeding",
         )
     if plan.player_count == 1:
         return ()
@@ -74,7 +74,7 @@ def first_round_tables(
         raise InvalidBracket(
             f"round 1's tables {first + 1} to {first + len(sizes)} seat {sum(sizes)} players, "
             f"got {len(players)}",
-            rule="RULES.md §5 seeding",
+            rule="rules §5.2 seeding",
         )
     decisions: list[SeatTable | ByeGiven] = []
     start = 0
@@ -95,7 +95,7 @@ def check_outcome(ref: TableRef, players: Sequence[PlayerId], outcome: Outcome) 
     ):
         raise InvalidBracket(
             f"the outcome of {ref} ranks {', '.join(ranked)}, but {', '.join(players)} sat there",
-            rule="RULES.md §5 outcomes",
+            rule="rules §5.4 outcome",
         )
 
 
@@ -105,7 +105,7 @@ def _check_size(plan: BracketPlan, ref: TableRef, outcome: Outcome) -> None:
         raise InvalidBracket(
             f"{ref} seats {seats} player(s); an outcome of {len(outcome.placements)} "
             f"cannot be its result",
-            rule="RULES.md §5 outcomes",
+            rule="rules §5.4 outcome",
         )
 
 
@@ -138,7 +138,7 @@ def seat_next(
     if len(arrivals) != len(feeders):
         raise InvalidBracket(
             f"{ref} is fed by {len(feeders)} tables, got arrivals from {len(arrivals)}",
-            rule="RULES.md §5 feeders",
+            rule="rules §5.6 feeders",
         )
     players: list[PlayerId] = []
     for feeder, arrived in zip(feeders, arrivals, strict=True):
@@ -147,16 +147,16 @@ def seat_next(
             raise InvalidBracket(
                 f"R{ref.round - 1}-{feeder + 1} sends {expected} player(s) to {ref}, "
                 f"got {len(arrived)}",
-                rule="RULES.md §5 advance",
+                rule="rules §5.4 advance",
             )
         players.extend(arrived)
     if len(set(players)) != len(players):
-        raise InvalidBracket(f"a player arrived twice at {ref}", rule="RULES.md §5 feeders")
+        raise InvalidBracket(f"a player arrived twice at {ref}", rule="rules §5.6 feeders")
     return _seat_or_bye(plan, ref, tuple(players))
 
 
 def standings(exits: Iterable[Exit], seed_position: Mapping[PlayerId, int]) -> tuple[Standing, ...]:
-    """Every exit in tournament order, places from 1 (RULES.md §5 standings).
+    """Every exit in tournament order, places from 1 (docs/rules.md §5.9 standings).
 
     Order: later round reached first, then place at the last table, then the game's
     measure (lower better), then (decision) the seeding position, earlier first.
@@ -165,7 +165,7 @@ def standings(exits: Iterable[Exit], seed_position: Mapping[PlayerId, int]) -> t
         ordered = sorted(exits, key=lambda e: seed_position[e.player])
     except KeyError as missing:
         raise InvalidBracket(
-            f"player {missing} has no seeding position", rule="RULES.md §5 standings"
+            f"player {missing} has no seeding position", rule="rules §5.9 standings"
         ) from None
     # Stable sorts, least significant key first: about 3x faster than one sort on tuple
     # keys for a million exits, most of which tie on round, place and measure.

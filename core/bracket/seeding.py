@@ -1,6 +1,6 @@
 """Seeding: the order in which registered players fill the first round's tables.
 
-Rules: RULES.md §5 — a seed recorded with the tournament shuffles the players
+Rules: docs/rules.md §5.2 — a seed recorded with the tournament shuffles the players
 (reproducibly, so anyone can audit it), or the organizer gives the order.
 """
 
@@ -22,7 +22,7 @@ def organizer_order(players: Sequence[PlayerId]) -> tuple[PlayerId, ...]:
         raise InvalidBracket(
             f"each player may enter a tournament once; entered more than once: "
             f"{', '.join(twice[:5])}{', ...' if len(twice) > 5 else ''}",
-            rule="RULES.md §5 seeding",
+            rule="rules §5.2 seeding",
         )
     return order
 

@@ -2,7 +2,7 @@
 
 It keeps progress in dicts and byte arrays and leaves every rule to the pure functions
 of `core.bracket.progression` and the `BracketPlan`, so a consumer keeping the same
-progress in stored items behaves identically. Rules: RULES.md §5.
+progress in stored items behaves identically. Rules: docs/rules.md §5.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Mäxchen: two dice under a cup, announcements that must climb, and doubt.
 
-Rules: RULES.md §1 (from seeds/maexchen.txt) and the timeout rule of §4. Values are
+Rules: docs/rules.md §1 (Mäxchen) and the timeouts of §4. Values are
 written higher die first ("21" is Mäxchen); `RANKING` orders them lowest to highest.
 """
 
@@ -48,7 +48,7 @@ NO_VALUE = 0  # no announcement yet in this round / no throw in hand
 
 @dataclass(frozen=True, slots=True)
 class MaexchenOptions(TableOptions):
-    """Mäxchen's rule options; both variants are off by default (RULES.md §1)."""
+    """Mäxchen's rule options; both variants are off by default (docs/rules.md §1.2, §1.8, §1.9)."""
 
     penalty_limit: int = 3
     allow_equal: bool = False
@@ -226,14 +226,14 @@ class Maexchen:
     def apply(
         self, state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int] = ()
     ) -> tuple[MaexchenState, tuple[Event, ...]]:
-        """Apply one action of the player to act (RULES.md §1 and §4)."""
+        """Apply one action of the player to act (docs/rules.md §1 and §4)."""
         seat = state.turn
         if seat < 0 or state.seats[seat] != player:
             check_turn(NAME, self.to_act(state), player)
         handler = _HANDLERS.get(type(action))
         if handler is None:
             name = action_name(action)
-            raise IllegalAction(f"Mäxchen has no action '{name}'", rule="RULES.md §1")
+            raise IllegalAction(f"Mäxchen has no action '{name}'", rule="rules §1.3 turn")
         return handler(state, player, action, dice)
 
     def view(self, state: MaexchenState, viewer: PlayerId | None) -> dict[str, object]:
@@ -320,7 +320,7 @@ def _throw(
 ) -> tuple[MaexchenState, tuple[Event, ...]]:
     if state.stage is not Stage.OPENING and state.stage is not Stage.RESPONSE:
         raise IllegalAction(
-            "you have thrown already: announce a value now", rule="RULES.md §1 believe and throw"
+            "you have thrown already: announce a value now", rule="rules §1.5 believe and throw"
         )
     value, faces = read_two_dice(dice)
     new = _new_state(MaexchenState, (
@@ -336,12 +336,12 @@ def _blind_reroll(
 ) -> tuple[MaexchenState, tuple[Event, ...]]:
     if not state.options.blind_reroll:
         raise IllegalAction(
-            "blind rerolls are not allowed at this table", rule="RULES.md §1 blind_reroll"
+            "blind rerolls are not allowed at this table", rule="rules §1.9 blind_reroll"
         )
     if state.stage is not Stage.ANNOUNCE:
         raise IllegalAction(
             "a blind reroll comes once, after looking at your throw",
-            rule="RULES.md §1 blind_reroll",
+            rule="rules §1.9 blind_reroll",
         )
     value, faces = read_two_dice(dice)
     new = _new_state(MaexchenState, (
@@ -361,24 +361,26 @@ def _announce(
     value = action.value
     if type(value) is not int:
         raise IllegalAction(
-            f"an announcement is a whole number, got {value!r}", rule="RULES.md §1 ranking"
+            f"an announcement is a whole number, got {value!r}", rule="rules §1.1 ranking"
         )
     stage = state.stage
     if stage is not Stage.ANNOUNCE and stage is not Stage.ANNOUNCE_BLIND:
-        raise IllegalAction("throw before you announce", rule="RULES.md §1 believe and throw")
+        raise IllegalAction("throw before you announce", rule="rules §1.3 turn")
     if value not in _ALLOWED[state.announcement, state.options.allow_equal]:
         if value not in RANK:
             raise IllegalAction(
                 f"{value} is not a Mäxchen value; values are {', '.join(map(str, RANKING))}",
-                rule="RULES.md §1 ranking",
+                rule="rules §1.1 ranking",
             )
         if state.announcement == MAEXCHEN:
             message = "after an announced 21 the only announcement is 21"
-            rule = "RULES.md §1 einstellen"
+            rule = "rules §1.7 einstellen"
         else:
             relation = "at least" if state.options.allow_equal else "higher than"
             message = f"announcement {value} must rank {relation} {state.announcement}"
-            rule = "RULES.md §1 allow_equal" if state.options.allow_equal else "RULES.md §1"
+            rule = (
+                "rules §1.8 allow_equal" if state.options.allow_equal else "rules §1.6 announcement"
+            )
         raise IllegalAction(message, rule=rule)
     seat = state.turn
     new = _new_state(MaexchenState, (
@@ -399,7 +401,7 @@ def _doubt(
             "there is no announcement to doubt yet"
             if state.stage is Stage.OPENING
             else "you have thrown already: announce a value now",
-            rule="RULES.md §1 doubt",
+            rule="rules §1.4 doubt",
         )
     held = RANK[state.under_cup] >= RANK[state.announcement]
     in_the_wrong = state.turn if held else state.announcer

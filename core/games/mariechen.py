@@ -1,6 +1,6 @@
 """Mariechen von vorn / von hinten: six throws of one die, each aiming at its own target.
 
-Rules: RULES.md §2 (from seeds/mariechen.txt) and the timeout rule of §4. Throw i aims at
+Rules: docs/rules.md §2 (Mariechen) and the timeouts of §4. Throw i aims at
 i ("von vorn") or 7 - i ("von hinten"); a hit scores its target. Equal scores are split by
 the hits, highest first; players still tied across a place that matters throw off.
 """
@@ -37,7 +37,7 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True, slots=True)
 class MariechenOptions(TableOptions):
-    """Mariechen's rule options: "von vorn" without Schikanen by default (RULES.md §2)."""
+    """Mariechen's rule options: "von vorn", no Schikanen by default (docs/rules.md §2.2, §2.3)."""
 
     direction: Literal["vorn", "hinten"] = "vorn"
     schikanen: bool = False
@@ -148,7 +148,7 @@ class Mariechen:
         return () if state.turn < 0 else _THROW
 
     def dice_needed(self, state: MariechenState, action: Action) -> int:
-        """One die per throw; a timeout throws all the turn's remaining throws (RULES.md §4)."""
+        """One die per throw; a timeout throws the turn's remaining throws (docs/rules.md §4.2)."""
         if type(action) is Throw:
             return 1
         if type(action) is not Timeout or state.turn < 0:
@@ -163,7 +163,7 @@ class Mariechen:
     def apply(
         self, state: MariechenState, player: PlayerId, action: Action, dice: Sequence[int] = ()
     ) -> Step:
-        """Apply one action of the player to act (RULES.md §2 and §4)."""
+        """Apply one action of the player to act (docs/rules.md §2 and §4)."""
         seat = state.turn
         if seat < 0 or state.seats[seat] != player:
             check_turn(NAME, self.to_act(state), player)
@@ -177,11 +177,11 @@ class Mariechen:
             return _timeout(state, player, dice)
         raise IllegalAction(
             f"Mariechen has no action '{action_name(action)}': every move is a throw",
-            rule="RULES.md §2",
+            rule="rules §2.1 turn",
         )
 
     def view(self, state: MariechenState, viewer: PlayerId | None) -> dict[str, object]:
-        """What `viewer` may see: everything, since every throw is public (RULES.md §2)."""
+        """What `viewer` may see: everything, since every throw is public (docs/rules.md §2.1)."""
         to_act = self.to_act(state)
         view: dict[str, object] = {
             "game": NAME,
@@ -275,7 +275,7 @@ def _turn_throws(
     targets = TARGETS[options.direction]
     for face in faces:
         target = targets[len(thrown)]
-        # Decision (RULES.md §2 schikanen): the bottom face (7 - top) counts automatically.
+        # Decision (docs/rules.md §2.3 schikanen): the bottom face (7 - top) counts automatically.
         hit = face == target or (options.schikanen and face == 7 - target)
         thrown = (*thrown, face)
         if hit:
@@ -314,7 +314,7 @@ def _end_of_turns(state: MariechenState, events: Events) -> Step:
 def _pending(standings: tuple[tuple[int, ...], ...], survivors: int) -> tuple[int, int]:
     """The top tie block spanning the winner's place or the advance cut, and its first place.
 
-    Decision (RULES.md §2): a block at places a..b throws off only if a <= k < b for k in
+    Decision (docs/rules.md §2.5): a block at places a..b throws off only if a <= k < b for k in
     {1, survivors}; any other block keeps seat order. Returns (-1, 0) when none does.
     """
     first = 1
@@ -369,7 +369,7 @@ def _throw_off_goes_on(
 
 
 def _timeout(state: MariechenState, player: PlayerId, dice: Sequence[int]) -> Step:
-    """RULES.md §4: the remaining throws are thrown and count, or the player forfeits."""
+    """docs/rules.md §4.2: the remaining throws are thrown and count, or the player forfeits."""
     seat = state.turn
     timeouts = _put(state.timeouts, seat, state.timeouts[seat] + 1)
     events: Events = (TurnTimedOut(player, timeouts[seat]),)
@@ -384,7 +384,7 @@ def _timeout(state: MariechenState, player: PlayerId, dice: Sequence[int]) -> St
 
 
 def _forfeit(state: MariechenState, player: PlayerId, events: Events) -> Step:
-    """Put the player to act out at once; they take no further part (RULES.md §4)."""
+    """Put the player to act out at once; they take no further part (docs/rules.md §4.3)."""
     seat = state.turn
     state = state._replace(forfeited=(*state.forfeited, seat), version=state.version + 1)
     events = (*events, PlayerForfeited(player))

@@ -1,5 +1,5 @@
 """Exact odds of a fresh Mäxchen throw, over the 36 equally likely ordered throws of
-two dice, as fractions (RULES.md §1: the ranking, 21 after 21, `allow_equal`)."""
+two dice, as fractions (docs/rules.md §1.1 the ranking, §1.7 21 after 21, §1.8 `allow_equal`)."""
 
 from __future__ import annotations
 

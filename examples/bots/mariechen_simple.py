@@ -1,4 +1,4 @@
-"""A Mariechen bot. Mariechen is pure luck (RULES.md §2): every turn offers one action,
+"""A Mariechen bot. Mariechen is pure luck (docs/rules.md §2): every turn offers one action,
 throwing the die (a schikanen hit is credited without asking), so the bot throws."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# Best first (RULES.md §3)
+# Best first (docs/rules.md §3.1)
 RANKING: tuple[int, ...] = (
     42, 22, 54, 31, 11, 53, 21, 65, 52, 66, 64, 51, 55, 63, 43, 44, 62, 41, 33, 61, 32,
 )  # fmt: skip

@@ -48,7 +48,7 @@ class _Options(AsSent):
 
 
 class MaexchenOptions(_Options):
-    """Mäxchen's rule options, defaults filled in (RULES.md §1)."""
+    """Mäxchen's rule options, defaults filled in (docs/rules.md §1, §6.5)."""
 
     penalty_limit: int
     allow_equal: bool
@@ -93,7 +93,7 @@ class MaexchenView(AsSent):
 
 
 class MariechenOptions(_Options):
-    """Mariechen's rule options, defaults filled in (RULES.md §2)."""
+    """Mariechen's rule options, defaults filled in (docs/rules.md §2, §6.5)."""
 
     direction: Literal["vorn", "hinten"]
     schikanen: bool
@@ -140,7 +140,7 @@ class MariechenView(AsSent):
 
 
 class ZweiundvierzigOptions(_Options):
-    """42's rule options, defaults filled in (RULES.md §3)."""
+    """42's rule options, defaults filled in (docs/rules.md §3, §6.5)."""
 
     sticks: int
     max_throws: int

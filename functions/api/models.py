@@ -34,7 +34,7 @@ class Strict(Lazy):
 
 
 class CreateTournament(Strict):
-    """What the organizer decides up front (RULES.md §5 and the game's options)."""
+    """What the organizer decides up front (docs/rules.md §5.1 and the game's options, §6.5)."""
 
     game: str = Field(
         min_length=1,
@@ -65,7 +65,7 @@ class CreateTournament(Strict):
 
 
 class StartTournament(Strict):
-    """How to order the players (RULES.md §5): by a seed, or in the organizer's order.
+    """How to order the players (docs/rules.md §5.2): by a seed, or in the organizer's order.
 
     With neither, a fresh secret seed is drawn. Either way it is published with the
     tournament, so anyone can check the seating.
@@ -220,7 +220,7 @@ class TournamentView(Lazy):
 
 
 class StandingsPage(Lazy):
-    """A page of the final standings (RULES.md §5), best first."""
+    """A page of the final standings (docs/rules.md §5.9), best first."""
 
     tournament_id: str
     standings: list[Standing]

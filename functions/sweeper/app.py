@@ -1,4 +1,4 @@
-"""A schedule every minute → time out the tables whose deadline was lost (RULES.md §4).
+"""A schedule every minute → time out the tables whose deadline was lost (docs/rules.md §4).
 
 The backstop behind Scheduler and TimeoutFunction: it finds overdue tables through the
 sparse index `deadlines`, never by a scan, and plays their timeouts through the same

@@ -1,4 +1,4 @@
-"""EventBridge Scheduler → a turn's deadline has come (RULES.md §4).
+"""EventBridge Scheduler → a turn's deadline has come (docs/rules.md §4).
 
 The schedule's input names the table, the version the turn began at and whose turn it
 is; the turn service applies the timeout only if that turn is still in play.

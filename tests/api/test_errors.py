@@ -80,6 +80,8 @@ def test_rule_violations_at_creation_are_422_naming_the_rule(
     answer = stack.api.call("POST", "/tournaments", body)
     assert (answer.status, answer.body["code"]) == (422, code), answer.body
     assert named in answer.body["message"]
+    if code == "invalid_bracket":
+        assert answer.body["rule"] == "rules §5.1 advance"
 
 
 def test_organizer_routes_need_the_organizer_token(stack: Stack) -> None:
@@ -197,6 +199,18 @@ def test_acting_out_of_turn_is_409_and_changes_nothing(stack: Stack) -> None:
         "not_your_turn",
         0,
     )
+    assert answer.body["rule"] == "rules §6.2 turn order"  # a section of docs/rules.md
+    assert stack.api.call("GET", path).body["view"]["version"] == 0
+
+
+def test_an_action_the_game_forbids_names_its_section_of_the_rules(stack: Stack) -> None:
+    tournament, _, acting, _, _ = first_turn(stack)
+    path = f"/tournaments/{tournament}/tables/R1-1"
+    body = {"version": 0, "action": {"kind": "doubt"}}  # the round's starter must throw
+    answer = stack.api.call("POST", path + "/actions", body, token=acting["player_token"])
+    assert (answer.status, answer.body["code"]) == (422, "illegal_action")
+    assert answer.body["rule"] == "rules §1.4 doubt"
+    assert answer.body["message"].endswith("[rules §1.4 doubt]")
     assert stack.api.call("GET", path).body["view"]["version"] == 0
 
 

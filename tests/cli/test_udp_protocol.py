@@ -116,7 +116,7 @@ def test_a_doubted_lie_about_mia_is_told_as_the_classic_server_tells_it() -> Non
         "PLAYER WANTS TO SEE;BOB",
         "ACTUAL DICE;3,1",
         "PLAYER LOST;ANN;LIED_ABOUT_MIA",
-        "SCORE;ANN:-2,BOB:0,CEM:0",  # a doubted 21 costs 2 (RULES.md §1)
+        "SCORE;ANN:-2,BOB:0,CEM:0",  # a doubted 21 costs 2 (docs/rules.md §1.4)
         "(opening ('ann', 'bob', 'cem'))",  # the one in the wrong starts the next round
     ]
     assert (story.to_act, story.stage, story.round) == ("ann", "opening", 2)

@@ -1,4 +1,4 @@
-"""Property tests of the bracket engine: random outcomes, random recording order (RULES.md §5)."""
+"""Property tests of the bracket engine (docs/rules.md §5): random outcomes and recording order."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def check_plan(plan: BracketPlan) -> None:
 
 
 def check_balanced_rounds(plan: BracketPlan) -> None:
-    """RULES.md §5 "Balanced rounds" and the final: the grouping of feeders, round by round."""
+    """docs/rules.md §5.5 (balanced rounds) and §5.8 (the final): feeder groups, round by round."""
     table_size, advance = plan.table_size, plan.advance
     per_table = table_size // advance  # g
     assert (plan.rounds == 1) == (plan.player_count <= table_size)

@@ -1,4 +1,4 @@
-"""One test per rule and decision of RULES.md §5 (tournament format: elimination tables)."""
+"""One test per rule and decision of docs/rules.md §5 (tournament format: elimination tables)."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_next_table_is_fed_by_floor_table_size_over_advance_consecutive_tables()
 
 
 def test_balanced_rounds_example_200_players_tables_of_6_two_go_on() -> None:
-    # RULES.md §5 "Balanced rounds": g = floor(6 / 2) = 3 feeders per table at most.
+    # docs/rules.md §5.5 "Balanced rounds": g = floor(6 / 2) = 3 feeders per table at most.
     plan = BracketPlan.build(200, 6, 2)
     assert [plan.tables_in(r) for r in range(1, plan.rounds + 1)] == [34, 12, 4, 2, 1]
     # 34 feeders in ceil(34 / 3) = 12 groups: ten of 3, then two of 2 (larger first)
@@ -435,7 +435,8 @@ def test_error_bad_plan_numbers(players: int, table_size: int, advance: int, fie
     with pytest.raises(InvalidBracket) as error:
         BracketPlan.build(players, table_size, advance)
     assert field in str(error.value)
-    assert error.value.rule == f"RULES.md §5 {field}"
+    topic = "players" if field == "player_count" else field
+    assert error.value.rule == f"rules §5.1 {topic}"
     assert error.value.code == "invalid_bracket"
 
 

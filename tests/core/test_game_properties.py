@@ -160,7 +160,7 @@ def test_random_play_ends_ranks_everyone_once_and_keeps_counts(
 def test_a_table_ends_even_when_some_players_never_act(
     table: tuple[str, int, int, int], absent_mask: int
 ) -> None:
-    """Timeouts alone must finish a table: forfeits are off by default (RULES.md §4)."""
+    """Timeouts alone must finish a table: forfeits are off by default (docs/rules.md §4.3)."""
     name, seed, players, survivors = table
     game = get_game(name)
     rng = random.Random(seed)

@@ -1,4 +1,4 @@
-"""One test per rule and decision of RULES.md §1 (Mäxchen) and §4, with scripted dice."""
+"""One test per rule and decision of docs/rules.md §1 (Mäxchen) and §4, with scripted dice."""
 
 from __future__ import annotations
 

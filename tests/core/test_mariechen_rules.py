@@ -1,4 +1,4 @@
-"""Mariechen rules (RULES.md §2, §4): one test per rule and decision, with scripted dice."""
+"""Mariechen rules (docs/rules.md §2, §4): one test per rule and decision, with scripted dice."""
 
 from __future__ import annotations
 
@@ -217,7 +217,7 @@ def test_several_tie_groups_throw_off_top_group_first() -> None:
     assert events[-1] == MatchFinished(("dan", "bob", "cid", "ann"))
 
 
-# Timeouts and forfeits (RULES.md §4) -----------------------------------------
+# Timeouts and forfeits (docs/rules.md §4) -----------------------------------------
 
 
 def test_timeout_throws_the_remaining_throws_and_they_count() -> None:
@@ -339,7 +339,7 @@ def test_doubt_is_illegal() -> None:
     state = seat()
     with pytest.raises(IllegalAction) as raised:
         GAME.apply(state, "ann", Doubt(), ())
-    assert raised.value.rule == "RULES.md §2" and "doubt" in str(raised.value)
+    assert raised.value.rule == "rules §2.1 turn" and "doubt" in str(raised.value)
     rejected(state, "ann", Announce(21), ())
     rejected(state, "ann", Stop(), ())
 

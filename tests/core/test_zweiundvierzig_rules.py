@@ -1,4 +1,4 @@
-"""One test per rule and decision of RULES.md §3 (42 muss kommen) and §4, scripted dice."""
+"""One test per rule and decision of docs/rules.md §3 (42 muss kommen) and §4, scripted dice."""
 
 from __future__ import annotations
 
@@ -176,7 +176,7 @@ def test_throw_beyond_limit_rejected() -> None:
     assert GAME.legal_actions(state) == (Concede(), Stop())
     with pytest.raises(IllegalAction, match="all 2 throws") as error:
         GAME.apply(state, "ann", Throw(), D42)
-    assert error.value.rule == "RULES.md §3 round"
+    assert error.value.rule == "rules §3.3 round"
     assert state.in_hand == (61, 32) and GAME.to_act(state) == "ann"
 
 
@@ -261,7 +261,7 @@ def test_no_concede_before_the_last_allowed_throw() -> None:
     assert GAME.legal_actions(state) == (Throw(), Stop())
     with pytest.raises(IllegalAction, match="concede only") as error:
         GAME.apply(state, "ann", Concede())
-    assert error.value.rule == "RULES.md §3 courtesy"
+    assert error.value.rule == "rules §3.6 courtesy"
 
 
 def test_no_concede_on_covered_fifth_throw() -> None:
@@ -519,7 +519,7 @@ def test_maexchen_actions_rejected(action: Action) -> None:
     state, _ = throws(seat(), D42)
     with pytest.raises(IllegalAction, match="no action") as error:
         GAME.apply(state, "ann", action, ())
-    assert error.value.rule == "RULES.md §3"
+    assert error.value.rule == "rules §3.3 round"
     assert GAME.to_act(state) == "ann" and state.version == 1
 
 

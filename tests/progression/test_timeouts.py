@@ -1,4 +1,4 @@
-"""Turn deadlines: a late or repeated deadline changes nothing (RULES.md §4). A whole
+"""Turn deadlines: a late or repeated deadline changes nothing (docs/rules.md §4). A whole
 tournament with absent players is in test_tournaments.py."""
 
 from __future__ import annotations

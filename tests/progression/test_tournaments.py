@@ -133,7 +133,7 @@ def items_without_expiry(stack: LocalStack) -> Counter[str]:
 
 
 def assert_absent_players_were_timed_out(run: BotTournament) -> None:
-    """Every round-1 table with an absent player logged timeouts (RULES.md §4)."""
+    """Every round-1 table with an absent player logged timeouts (docs/rules.md §4)."""
     listing = run.call("GET", f"/tournaments/{run.tournament}/rounds/1").body["tables"]
     absent = {b.player_id for b in run.bots.values() if not b.present}
     with_absent = [t for t in listing if absent & set(t["players"])]
@@ -171,4 +171,4 @@ def test_byes_in_the_first_and_a_later_round_carry_their_player_on(
     assert bye["over"] and bye["ranking"] == bye["players"]
     assert bye["names"] == [run.bots[bye["players"][0]].name]
     refused = run.call("GET", f"/tournaments/{run.tournament}/tables/R2-2")
-    assert refused.status == 409 and refused.body["rule"] == "bye"
+    assert refused.status == 409 and refused.body["rule"] == "rules §5.7 bye"

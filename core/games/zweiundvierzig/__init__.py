@@ -1,7 +1,7 @@
 """42 muss kommen: two dice in the open, a limit set by the starter, and sticks.
 
-Rules: RULES.md §3 (from seeds/zweiundvierzig.txt) and the timeout rule of §4, with the
-decisions that §3 leaves open marked "decision" where they apply. A match is a Hinrunde
+Rules: docs/rules.md §3 (42 muss kommen) and the timeouts of §4, with the service's
+decisions on what the rules leave open marked "decision" where they apply. A match is a Hinrunde
 (each round's worst takes a stick from the pot), then a play-off for the players who left
 together while they straddle the advance cut, then a Rückrunde (each round's best passes
 a stick to its worst).

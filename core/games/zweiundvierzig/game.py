@@ -86,14 +86,14 @@ class Zweiundvierzig:
         action: Action,
         dice: Sequence[int] = (),
     ) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
-        """Apply one action of the player to act (RULES.md §3 and §4)."""
+        """Apply one action of the player to act (docs/rules.md §3 and §4)."""
         seat = state.turn
         if seat < 0 or state.seats[seat] != player:
             check_turn(NAME, self.to_act(state), player)
         handler = HANDLERS.get(type(action))
         if handler is None:
             name = action_name(action)
-            raise IllegalAction(f"42 muss kommen has no action '{name}'", rule="RULES.md §3")
+            raise IllegalAction(f"42 muss kommen has no action '{name}'", rule="rules §3.3 round")
         if dice and handler is not throw:
             check_dice(dice, 0)
         return handler(state, player, dice)

@@ -1,4 +1,4 @@
-"""How 42's throws rank, how a round's turns compare, and how a table ranks (RULES.md §3)."""
+"""How 42's throws rank, how a round's turns compare, and how a table ranks (docs/rules.md §3)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ RANKING: tuple[int, ...] = (
 )  # fmt: skip
 RANK: dict[int, int] = {value: rank for rank, value in enumerate(RANKING)}  # 0 is best
 NO_THROW = 0  # a turn that timed out before its first throw
-# A missing throw is worse than any throw (RULES.md §4: none thrown is the worst result).
+# A missing throw is worse than any throw (docs/rules.md §4.2: none thrown is the worst result).
 _BADNESS: dict[int, int] = {**RANK, NO_THROW: len(RANKING)}
 
 
@@ -28,9 +28,9 @@ def badness(
 ) -> tuple[int, int, int, int]:
     """Sort key of a turn at `position` in the round's playing order; higher is worse.
 
-    RULES.md §3: the value by the ranking; on equal value more throws used is worse; on
+    docs/rules.md §3.5: the value by the ranking; on equal value more throws used is worse; on
     equal value and throws the later thrower is worse ("Mit ist Schitt"). Turns without a
-    throw are worse than any throw (§4). Decision: among turns without a throw, the player
+    throw are worse than any throw (§4.2). Decision: among turns without a throw, the player
     holding more `sticks` is worse, then the later one. Without it two players who never
     act would pass a stick back and forth in the Rückrunde forever, each in turn the later
     one; with it the sticks gather on one of them and the match ends.

@@ -22,7 +22,7 @@ from core.games.zweiundvierzig.state import (
 
 
 def _concede_offered(state: ZweiundvierzigState, value: int, thrown: int) -> bool:
-    """RULES.md §3 courtesy: 32 on the last allowed throw, seen by the thrower (not a
+    """docs/rules.md §3.6 courtesy: 32 on the last allowed throw, seen by the thrower (not a
     covered fifth). Decision: in the Rückrunde only once someone else has finished, since
     the round's best, who passes the stick, is chosen among those who finished; without
     the offer, Stop is the only choice left, so the turn ends at the limit by itself."""
@@ -42,10 +42,10 @@ def throw(
     if thrown > state.limit:
         raise IllegalAction(
             f"you have used all {state.limit} throws allowed in this round: stop or concede",
-            rule="RULES.md §3 round",
+            rule="rules §3.3 round",
         )
     value, faces = read_two_dice(dice)
-    # RULES.md §3: a fifth throw stays covered, even for its thrower, until scored.
+    # docs/rules.md §3.4: a fifth throw stays covered, even for its thrower, until scored.
     covered = thrown == COVERED_THROW
     event = DiceThrown(player, faces, Visibility.NOBODY if covered else Visibility.PUBLIC)
     if thrown < state.limit or _concede_offered(state, value, thrown):
@@ -64,20 +64,20 @@ def stop(
 ) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
     """End the turn with the last throw in hand."""
     if not state.in_hand:
-        raise IllegalAction("throw at least once before you stop", rule="RULES.md §3 round")
+        raise IllegalAction("throw at least once before you stop", rule="rules §3.3 round")
     return _end_turn(state, state.in_hand[-1], len(state.in_hand), ())
 
 
 def concede(
     state: ZweiundvierzigState, player: PlayerId, dice: Sequence[int]
 ) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
-    """Take an offered 32 as the round's worst at once (RULES.md §3 courtesy)."""
+    """Take an offered 32 as the round's worst at once (docs/rules.md §3.6 courtesy)."""
     thrown = len(state.in_hand)
     if not thrown or not _concede_offered(state, state.in_hand[-1], thrown):
         raise IllegalAction(
             "you may concede only with an open 32 on your last allowed throw"
             + (" once someone has finished" if state.phase is Phase.RUECKRUNDE else ""),
-            rule="RULES.md §3 courtesy",
+            rule="rules §3.6 courtesy",
         )
     # The conceder is the round's worst at once; nobody after them throws.
     conceder = TurnResult(state.turn, CONCEDE_VALUE, thrown)
@@ -87,7 +87,7 @@ def concede(
 def timeout(
     state: ZweiundvierzigState, player: PlayerId, dice: Sequence[int]
 ) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
-    """RULES.md §4: the turn ends with the last throw, none thrown being the worst result."""
+    """docs/rules.md §4.2: the turn ends with the last throw, none thrown being the worst result."""
     seat = state.turn
     timeouts = bump(state.timeouts, seat, 1)
     events: tuple[Event, ...] = (TurnTimedOut(player, timeouts[seat]),)
@@ -135,7 +135,7 @@ def _next_turn(
 def _forfeit(
     state: ZweiundvierzigState, seat: int, events: tuple[Event, ...]
 ) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
-    """RULES.md §4: out at once, ranked last among those whose place is open; the round
+    """docs/rules.md §4.3: out at once, ranked last among those whose place is open; the round
     goes on without them. Decisions: their sticks leave the game; a play-off player takes
     the lowest of the group's open places (the group already left above the rest)."""
     player = state.seats[seat]

@@ -1,4 +1,4 @@
-"""The bracket as an SVG picture (RULES.md §5): a column per round, a box per table,
+"""The bracket as an SVG picture (docs/rules.md §5): a column per round, a box per table,
 lines to the table each one's survivors go on to, the champion at the right end.
 
 Pure: `render` draws a `Picture` that the route assembled from stored tables. A round

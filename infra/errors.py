@@ -77,6 +77,17 @@ class Throttled(KnobelcupError):
     code = "throttled"
 
 
+class RateLimited(Throttled):
+    """Too many requests of one kind from one source or for one tournament: the client
+    may try again after `retry_after` seconds (the window's end)."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, rule: str, retry_after: int) -> None:
+        super().__init__(message, rule=rule)
+        self.retry_after = retry_after
+
+
 class TurnConflict(KnobelcupError):
     """Not this player's turn, or the table is over: 409 with the table's current version."""
 

@@ -17,6 +17,20 @@ class Unauthorized(KnobelcupError):
     code = "unauthorized"
 
 
+class JoinCodeRequired(Unauthorized):
+    """The tournament needs its join code to register, and none came."""
+
+    code = "join_code_required"
+    field = "join_code"
+
+
+class WrongJoinCode(Unauthorized):
+    """A join code that is not the tournament's."""
+
+    code = "wrong_join_code"
+    field = "join_code"
+
+
 class Forbidden(KnobelcupError):
     """A valid token, but not one that may do this (another player's seat, organizer-only)."""
 

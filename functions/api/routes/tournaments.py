@@ -49,6 +49,7 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
         advance=body.advance,
         player_limit=body.player_limit,
         turn_timeout_seconds=body.turn_timeout_seconds,
+        join_code=body.join_code,
     )
     created = TournamentCreated(
         tournament_id=tournament.id, organizer_token=token, status=tournament.status
@@ -196,6 +197,7 @@ def _view(tournament: TournamentRecord) -> TournamentView:
         champion_name=top[0].name if tournament.champion and top else None,
         standings=top,
         start_progress=_start_progress(tournament),
+        join_code_required=bool(tournament.join_code_hash),
     )
 
 

@@ -236,3 +236,24 @@ def test_the_raw_event_carries_the_source_address() -> None:
     event = http_api_event("GET", "/", source_ip="192.0.2.5")
     assert event["requestContext"]["http"]["sourceIp"] == "192.0.2.5"
     assert LocalContext().function_name
+
+
+def test_the_template_hands_the_limits_to_the_api_function() -> None:
+    template = load_template()
+    key = template["Parameters"]["OrganizerKeyHash"]
+    assert key["NoEcho"] is True and "Default" not in key  # a deployment must decide
+    variables = template["Resources"]["ApiFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables["KNOBELCUP_ORGANIZER_KEY_HASH"] == {
+        "Fn::If": ["OrganizerKeyOpen", "", {"Ref": "OrganizerKeyHash"}]
+    }
+    for variable, parameter in {
+        "KNOBELCUP_CREATIONS_PER_ADDRESS": "CreationsPerAddress",
+        "KNOBELCUP_REGISTRATIONS_PER_ADDRESS": "RegistrationsPerAddress",
+        "KNOBELCUP_REGISTRATIONS_PER_TOURNAMENT": "RegistrationsPerTournament",
+        "KNOBELCUP_CORS_ORIGINS": "CorsAllowedOrigins",
+    }.items():
+        assert variables[variable] == {"Ref": parameter}
+        default = template["Parameters"][parameter]["Default"]
+        if parameter != "CorsAllowedOrigins":
+            assert Limit.parse(default) is not None  # on by default in a deployment
+    assert template["Parameters"]["CorsAllowedOrigins"]["Default"] == ""

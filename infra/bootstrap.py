@@ -9,11 +9,13 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from infra.admission import Admission
 from infra.dice import DiceSource, SecretDice
 from infra.job_store import JobStore
+from infra.rate_limits import RateLimiter
 from infra.settings import Settings
 from infra.tournaments import Clock, TournamentService
 from infra.turns import TurnService
@@ -34,6 +36,7 @@ class Services:
 
     tournaments: TournamentService
     turns: TurnService
+    admission: Admission = field(default_factory=Admission)  # none: no key, no limits
 
 
 def aws_client(service: str, endpoint_url: str | None = None) -> Any:
@@ -74,13 +77,14 @@ def build_services(
 ) -> Services:
     """The services over `client` (a fresh DynamoDB client when None); `tournament_ids`
     makes the ids of new tournaments (random ones when None)."""
-    repository = JobStore(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
-    )
+    dynamodb = client if client is not None else aws_client("dynamodb")
+    repository = JobStore(dynamodb, settings.table_name)
     ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
+    limiter = RateLimiter(dynamodb, settings.table_name, clock)
     return Services(
         tournaments=TournamentService(repository, clock, settings.retention_seconds, **ids),
         turns=TurnService(repository, dice if dice is not None else SecretDice(), clock),
+        admission=Admission.from_settings(settings, limiter),
     )
 
 

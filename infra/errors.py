@@ -17,6 +17,20 @@ class Unauthorized(KnobelcupError):
     code = "unauthorized"
 
 
+class JoinCodeRequired(Unauthorized):
+    """The tournament needs its join code to register, and none came."""
+
+    code = "join_code_required"
+    field = "join_code"
+
+
+class WrongJoinCode(Unauthorized):
+    """A join code that is not the tournament's."""
+
+    code = "wrong_join_code"
+    field = "join_code"
+
+
 class Forbidden(KnobelcupError):
     """A valid token, but not one that may do this (another player's seat, organizer-only)."""
 
@@ -75,6 +89,17 @@ class Throttled(KnobelcupError):
     """DynamoDB refused for capacity; the client should retry after a short wait."""
 
     code = "throttled"
+
+
+class RateLimited(Throttled):
+    """Too many requests of one kind from one source or for one tournament: the client
+    may try again after `retry_after` seconds (the window's end)."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, rule: str, retry_after: int) -> None:
+        super().__init__(message, rule=rule)
+        self.retry_after = retry_after
 
 
 class TurnConflict(KnobelcupError):

@@ -52,6 +52,7 @@ class TournamentRecord:
     champion: str = ""  # set when the final is over, with the status `finished`
     top_standings: list[dict[str, Any]] = field(default_factory=list)  # the first places
     job: JobState | None = None  # the lifecycle job under way (infra.jobs), if any
+    join_code_hash: str = ""  # the join code's hash (infra.join_codes); "": none needed
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -80,6 +81,7 @@ class TournamentRecord:
                 else {}
             ),
             **(self.job.attributes() if self.job is not None else {}),
+            **({"join_code_hash": {"S": self.join_code_hash}} if self.join_code_hash else {}),
         }
 
     @classmethod
@@ -103,6 +105,7 @@ class TournamentRecord:
             champion=item.get("champion", {"S": ""})["S"],
             top_standings=json.loads(item["top_standings"]["S"]) if "top_standings" in item else [],
             job=JobState.from_item(item),
+            join_code_hash=item.get("join_code_hash", {"S": ""})["S"],
         )
 
 

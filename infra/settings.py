@@ -24,6 +24,15 @@ class Settings:
     # the WebSocket API's management endpoint (https://{api}.execute-api.{region}.
     # amazonaws.com/{stage}); empty: nobody is pushed to
     socket_endpoint: str = ""
+    # limits on abuse (docs/operations.md#limits-on-abuse): the origins whose pages may
+    # call the API (CORS; none: no CORS headers), the SHA-256 (hex) of the key that
+    # creating a tournament needs (empty: anyone may create), and request limits as
+    # "COUNT/SECONDS" (empty or "0": no limit)
+    cors_origins: tuple[str, ...] = ()
+    organizer_key_hash: str = ""
+    registrations_per_tournament: str = ""
+    registrations_per_address: str = ""
+    creations_per_address: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -37,6 +46,13 @@ class Settings:
             scheduler_role_arn=env.get("KNOBELCUP_SCHEDULER_ROLE_ARN", ""),
             timeout_dead_letter_arn=env.get("KNOBELCUP_TIMEOUT_DLQ_ARN", ""),
             socket_endpoint=env.get("KNOBELCUP_SOCKET_ENDPOINT", ""),
+            cors_origins=tuple(
+                o.strip() for o in env.get("KNOBELCUP_CORS_ORIGINS", "").split(",") if o.strip()
+            ),
+            organizer_key_hash=env.get("KNOBELCUP_ORGANIZER_KEY_HASH", "").strip().lower(),
+            registrations_per_tournament=env.get("KNOBELCUP_REGISTRATIONS_PER_TOURNAMENT", ""),
+            registrations_per_address=env.get("KNOBELCUP_REGISTRATIONS_PER_ADDRESS", ""),
+            creations_per_address=env.get("KNOBELCUP_CREATIONS_PER_ADDRESS", ""),
         )
 
     @property

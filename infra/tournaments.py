@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ from core.registry import get_game
 from infra import start_job
 from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized, WrongStatus
 from infra.job_store import JobStore, chunked
+from infra.join_codes import check_join_code, join_code_hash
 from infra.plans import bracket_plan
 from infra.player_seeds import replace_player_seed
 from infra.records import PlayerRecord, Status, TournamentRecord
@@ -42,6 +44,7 @@ from infra.tokens import (
 )
 
 ORGANIZER = "organizer"
+JOIN_CODES_KEPT = 10_000
 SEEDING_RULE = "rules §5.2 seeding"
 Clock = Callable[[], float]
 
@@ -60,6 +63,7 @@ class TournamentService:
         self._clock = clock
         self._retention = retention_seconds
         self._tournament_ids = tournament_ids  # `new_id`; a seeded sequence in test stacks
+        self._join_codes: OrderedDict[str, str] = OrderedDict()  # tournament → its hash
 
     def create(
         self,
@@ -71,8 +75,10 @@ class TournamentService:
         advance: int,
         player_limit: int,
         turn_timeout_seconds: int | None,
+        join_code: str | None = None,
     ) -> tuple[TournamentRecord, str]:
-        """A new tournament in `draft` and its organizer token (shown only now)."""
+        """A new tournament in `draft` and its organizer token (shown only now); with a
+        `join_code`, registering needs it (stored only as a hash)."""
         rules = get_game(game)
         raw = dict(options)
         if turn_timeout_seconds is not None:
@@ -97,6 +103,7 @@ class TournamentService:
             organizer_hash=hash_token(token),
             created_at=now,
             expires_at=now + self._retention,
+            join_code_hash=join_code_hash(join_code) if join_code else "",
         )
         self._repository.create_tournament(tournament)
         return tournament, token
@@ -133,13 +140,19 @@ class TournamentService:
         return self.get(tournament)
 
     def register(
-        self, tournament: str, name: str, seed: str | None = None
+        self,
+        tournament: str,
+        name: str,
+        seed: str | None = None,
+        join_code: str | None = None,
     ) -> tuple[PlayerRecord, str]:
         """A new player and their token (shown only now, stored as a hash). `name` is
         stored as `core.names.display_name` makes it, and must be free (`NameTaken`);
-        `seed` is their seed for the dice (docs/dice.md), none: the default."""
+        `seed` is their seed for the dice (docs/dice.md), none: the default; `join_code`
+        must be the tournament's where it has one (`JoinCodeRequired`, `WrongJoinCode`)."""
         name = display_name(name)
         seed = "" if seed is None else check_player_seed(seed)
+        check_join_code(self._join_code_hash(tournament), join_code)
         player_id = new_id("p")
         token = new_token(player_id)
         now = int(self._clock())
@@ -154,6 +167,21 @@ class TournamentService:
         )
         self._repository.add_player(player)
         return player, token
+
+    def _join_code_hash(self, tournament: str) -> str:
+        """The tournament's join code hash ("" for none); a join code never changes, so
+        each container reads it once per tournament, not once per registration."""
+        known = self._join_codes.get(tournament)
+        if known is None:
+            found = (
+                self._repository.get_tournament(tournament) if plausible_id(tournament) else None
+            )
+            if found is None:
+                return ""  # registering then fails as for any unknown tournament
+            known = self._join_codes[tournament] = found.join_code_hash
+            while len(self._join_codes) > JOIN_CODES_KEPT:
+                self._join_codes.popitem(last=False)
+        return known
 
     def replace_seed(self, tournament: str, token: str, seed: str) -> dict[str, Any]:
         """Replace the token holder's seed for the dice (docs/dice.md): for every table

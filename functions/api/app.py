@@ -2,26 +2,62 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, CORSConfig
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.api import errors
 from functions.api.body_guard import refuse_bad_body
 from functions.api.routes import docs, pages, play, players, reconcile, tables, tournaments
+from functions.api.security_headers import secured
 from functions.observability import logger, metrics, tracer
+from infra.settings import Settings
 
-app = APIGatewayHttpResolver(enable_validation=True)
-app.include_router(tournaments.router)
-app.include_router(players.router)
-app.include_router(tables.router)
-app.include_router(pages.router)
-app.include_router(play.router)
-app.include_router(reconcile.router)
-errors.register(app)
-docs.register(app)
+# what a page of an allowed origin may send and read besides the simple headers
+CORS_REQUEST_HEADERS = ["Idempotency-Key"]
+CORS_READABLE_HEADERS = ["Retry-After", "Allow"]
+CORS_MAX_AGE = 600
+
+
+def cors_config(origins: Sequence[str]) -> CORSConfig | None:
+    """CORS for pages served from `origins` (`*`: any); None (no CORS headers, and a
+    preflight is a 405) without any."""
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origin=origins[0],
+        extra_origins=list(origins[1:]),
+        allow_headers=CORS_REQUEST_HEADERS,
+        expose_headers=CORS_READABLE_HEADERS,
+        max_age=CORS_MAX_AGE,
+    )
+
+
+def make_app(cors_origins: Sequence[str] = ()) -> APIGatewayHttpResolver:
+    """The resolver with every route, its errors and docs; CORS for `cors_origins`."""
+    resolver = APIGatewayHttpResolver(enable_validation=True, cors=cors_config(cors_origins))
+    resolver.include_router(tournaments.router)
+    resolver.include_router(players.router)
+    resolver.include_router(tables.router)
+    resolver.include_router(pages.router)
+    resolver.include_router(play.router)
+    resolver.include_router(reconcile.router)
+    errors.register(resolver)
+    docs.register(resolver)
+    return resolver
+
+
+app = make_app(Settings.from_env().cors_origins)
+
+
+def answer(resolver: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """`resolver`'s answer to `event`, with the headers every answer carries."""
+    refused = refuse_bad_body(event)
+    resolved = refused if refused is not None else resolver.resolve(event, context)
+    return secured(resolved, event.get("headers") or {})
 
 
 @logger.inject_lambda_context(
@@ -31,7 +67,4 @@ docs.register(app)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """API Gateway HTTP API (payload v2) → routes."""
-    refused = refuse_bad_body(event)
-    if refused is not None:
-        return refused
-    return app.resolve(event, context)
+    return answer(app, event, context)

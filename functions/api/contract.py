@@ -32,7 +32,8 @@ _MEANINGS = {
     415: "the body is not JSON (`unsupported_media_type`)",
     422: "a field is invalid (`invalid_field`, naming it in `field`), or the request breaks"
     " a rule (naming it in `rule`)",
-    429: "too many requests at once: retry after the `Retry-After` seconds (`throttled`)",
+    429: "too many requests at once (`throttled`), or past a limit on registrations or"
+    " creations (`rate_limited`): retry after the `Retry-After` seconds",
 }
 BODY = (400, 413, 415, 422)
 AUTH = (401, 403)

@@ -51,7 +51,8 @@ def error_response(
 ) -> Response[str]:
     """The JSON error body every failure uses."""
     body = {"code": code, "message": message} | {k: v for k, v in context.items() if v is not None}
-    headers = {"Retry-After": "1"} if status == 429 else headers
+    if status == 429:
+        headers = {"Retry-After": "1", **(headers or {})}
     return Response(status, content_types.APPLICATION_JSON, json.dumps(body), headers=headers)
 
 
@@ -60,10 +61,12 @@ def register(app: APIGatewayHttpResolver) -> None:
 
     @app.exception_handler(KnobelcupError)
     def domain_error(error: KnobelcupError) -> Response[str]:
+        wait = getattr(error, "retry_after", None)  # a rate limit's window: its real wait
         return error_response(
             status_of(error),
             error.code,
             str(error),
+            None if wait is None else {"Retry-After": str(wait)},
             field=getattr(error, "field", None),
             rule=error.rule or None,
             current_version=getattr(error, "current_version", None),

@@ -13,6 +13,7 @@ from core.fair_dice import PLAYER_SEED_MAX, SCHEME, InvalidPlayerSeed, check_pla
 from core.names import MAX_LENGTH, MIN_LENGTH, display_name, visible_text
 from core.registry import game_names
 from functions.api.game_views import AsSent, GameView
+from infra.join_codes import JOIN_CODE_PATTERN
 
 MAX_PLAYERS = 1_000_000
 TOURNAMENT_NAME_LENGTH = 100
@@ -54,6 +55,13 @@ class CreateTournament(Strict):
     advance: int = Field(default=2, ge=1, le=MAX_TABLE_SIZE - 1)
     turn_timeout_seconds: int | None = Field(default=None, ge=1, le=86_400)
     player_limit: int = Field(default=MAX_PLAYERS, ge=2, le=MAX_PLAYERS)
+    join_code: str | None = Field(
+        default=None,
+        pattern=JOIN_CODE_PATTERN,
+        description="a code (4 to 32 letters, digits, '-') that registering then needs,"
+        " compared ignoring case; stored only as a hash, never shown again",
+        examples=["KNEIPE-7"],
+    )
 
     @field_validator("name")
     @classmethod
@@ -111,6 +119,12 @@ class Registration(Strict):
         " printable ASCII characters, no space; clients send a random one. None: the"
         " default seed '-'. Replace it with PUT /tournaments/{id}/me/seed",
         examples=["k3Hq9-wZ"],
+    )
+    join_code: str | None = Field(
+        default=None,
+        max_length=64,
+        description="the tournament's join code, where it has one (`join_code_required`"
+        " in its read)",
     )
 
     @field_validator("seed")
@@ -216,6 +230,9 @@ class TournamentView(Lazy):
     )
     start_progress: StartProgress | None = Field(
         default=None, description="while starting: how far round 1's seating has come"
+    )
+    join_code_required: bool = Field(
+        default=False, description="whether registering needs the tournament's join code"
     )
 
 

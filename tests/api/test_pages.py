@@ -319,7 +319,12 @@ def test_the_play_page_is_a_frame_for_its_script(stack: Stack) -> None:
     cup = start_cup(stack, start=False)
     html = page(stack, f"/tournaments/{cup.id}/play", headers=SITE)
     data = embedded(html, "play-data")
-    assert data == {"tournament": cup.id, "game": "maexchen", "status": "open"}
+    assert data == {
+        "tournament": cup.id,
+        "game": "maexchen",
+        "status": "open",
+        "join_code_required": False,
+    }
     assert re.findall(r'<script src="([^"]*)"', html) == [
         f"../../assets/{name}.js" for name in ("story", "live", "table", "play")
     ]

@@ -78,10 +78,17 @@ def sideways_scroll(page: Page) -> int:
 
 
 def page_errors(page: Page) -> list[str]:
-    """Collects the page's uncaught script errors, and the answers of 400 and above it
-    got (but 401 and 409: a page shows those to the person), from now on."""
+    """Collects the page's uncaught script errors, what its Content-Security-Policy
+    refused, and the answers of 400 and above it got (but 401 and 409: a page shows
+    those to the person), from now on."""
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     page.on(
         "response",
         lambda answer: (

@@ -132,7 +132,7 @@ def test_a_finished_tournament_looks_right(
     _looks_right(page, errors, "watch-finished", size)
 
     page, errors = _open(browser, f"{site}/play#token={finished['token']}", size)
-    page.wait_for_function("document.getElementById('notice').textContent.includes('over')")
+    page.wait_for_function("() => document.getElementById('notice').textContent.includes('over')")
     assert "#token" not in page.url  # the token left the address bar
     assert page.text_content("#you-text", timeout=5000)
     told = page.text_content("#story") or ""

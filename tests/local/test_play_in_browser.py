@@ -104,7 +104,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     phone.goto(f"{site}/play")
     phone.fill("#name", PERSON)
     phone.click("#join-button")
-    phone.wait_for_function("document.getElementById('you-text').textContent.length > 0")
+    phone.wait_for_function("() => document.getElementById('you-text').textContent.length > 0")
     assert phone.text_content("#you-text") == f"You play as {PERSON}."
     assert phone.locator("#you b, #story b").count() == 0  # the name stayed text
     token = phone.evaluate("Object.values(localStorage).map(JSON.parse)[0].token")
@@ -131,7 +131,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     assert prompt.startswith("You placed ") and " of 3 at this table" in prompt
     assert "The table is over:" in (phone.text_content("#story") or "")
     phone.wait_for_function(
-        "document.getElementById('notice').textContent.includes('tournament is over')",
+        "() => document.getElementById('notice').textContent.includes('tournament is over')",
         timeout=WAIT_MS,
     )
     finished = api.ok("GET", f"/tournaments/{tournament}")
@@ -140,7 +140,7 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     assert sideways_scroll(phone) == 0
 
     watch.wait_for_function(
-        "document.getElementById('story').textContent.includes('The table is over:')"
+        "() => document.getElementById('story').textContent.includes('The table is over:')"
     )
     assert watch.evaluate("window.__notReloaded") is True
     assert watch.text_content("#state") == "over"

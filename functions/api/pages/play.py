@@ -26,10 +26,17 @@ PLAY_CSS = """
 """
 
 
-def play_page(info: TournamentInfo, socket: str) -> str:
-    """The frame of the play page; the script fills it in."""
+def play_page(info: TournamentInfo, socket: str, *, join_code_required: bool = False) -> str:
+    """The frame of the play page; the script fills it in. Where the tournament needs
+    its join code, the form asks for it too (filled in from the link's `?code=`, as the
+    projector's QR code carries it)."""
     title = tournament_title(info)
-    data = {"tournament": info.id, "game": info.game, "status": info.status}
+    data = {
+        "tournament": info.id,
+        "game": info.game,
+        "status": info.status,
+        "join_code_required": join_code_required,
+    }
     body = "".join(
         [
             header(info, title, " · <a href='bracket'>bracket</a>"),
@@ -38,6 +45,8 @@ def play_page(info: TournamentInfo, socket: str) -> str:
             "<section class=card id=join hidden><h2>Join the tournament</h2>",
             "<form id=join-form><input id=name name=name required maxlength=40 "
             'autocomplete=nickname placeholder="your name" aria-label="your name">',
+            "<input id=join-code name=join_code maxlength=32 autocomplete=off "
+            'autocapitalize=characters placeholder="join code" aria-label="join code" hidden>',
             "<button id=join-button>Join</button></form>",
             "<p class=muted>Your seat is kept in this browser; the link shown after "
             "joining takes it to another device.</p></section>",

@@ -15,6 +15,7 @@ from pathlib import Path
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 
 from functions.api.contract import with_error_bodies
+from functions.api.security_headers import content_security_policy, inline_script_hashes
 
 TITLE = "Knobelcup"
 DESCRIPTION = "Tournaments of Mäxchen, Mariechen and 42 muss kommen, turn by turn."
@@ -78,4 +79,8 @@ def register(app: APIGatewayHttpResolver) -> None:
             swagger_base_url="",
             oauth2_config=None,
         )
-        return Response(200, content_types.TEXT_HTML, page)
+        # Swagger UI runs inline scripts: the policy lets those run, by their hashes, alone
+        policy = content_security_policy(script_hashes=inline_script_hashes(page))
+        return Response(
+            200, content_types.TEXT_HTML, page, headers={"Content-Security-Policy": policy}
+        )

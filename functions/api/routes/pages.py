@@ -64,10 +64,14 @@ def open_bracket(
 
 @router.get(BRACKET, include_in_schema=False, compress=True, cache_control=LIVE)
 def bracket_page(
-    tournament_id: str, projector: Annotated[str, Query(max_length=5)] = ""
+    tournament_id: str,
+    projector: Annotated[str, Query(max_length=5)] = "",
+    code: Annotated[str, Query(max_length=64)] = "",
 ) -> Response[str]:
     """The bracket as a page that updates itself in place until the tournament is
-    finished; `?projector=1`: for a pub's projector, with the QR code to the play page."""
+    finished; `?projector=1`: for a pub's projector, with the QR code to the play page.
+    `&code=` (the organizer's projector link, never shown by the API): the tournament's
+    join code, which the QR code then carries to the play page if it is the right one."""
     from functions.api.pages import html  # noqa: PLC0415
     from functions.api.pages.projector import projector_page  # noqa: PLC0415
     from functions.api.pages.qr import qr_svg  # noqa: PLC0415
@@ -87,6 +91,8 @@ def bracket_page(
         refresh = _refresh(tournament, drawn)
         if projector in ("1", "true", "yes"):
             play = site_url(f"tournaments/{quote(tournament.id, safe='')}/play") or "play"
+            if code and _is_join_code(tournament, code):
+                play += f"?code={quote(code.strip(), safe='')}"
             return projector_page(
                 info,
                 picture,
@@ -175,6 +181,19 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
         return watch.pending_table_page(info, table, feeders=feeders, bye=None, socket=socket_url())
 
     return html_answer(page)
+
+
+def _is_join_code(tournament: TournamentRecord, code: str) -> bool:
+    """Whether `code` is `tournament`'s join code."""
+    from infra.join_codes import check_join_code  # noqa: PLC0415
+
+    if not tournament.join_code_hash:
+        return False
+    try:
+        check_join_code(tournament.join_code_hash, code)
+    except KnobelcupError:
+        return False
+    return True
 
 
 def dice_check(log: dict[str, Any]) -> str | None:

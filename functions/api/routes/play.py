@@ -29,9 +29,12 @@ def play_page(tournament_id: str) -> Response[str]:
     """The page a person plays the tournament on, from a phone."""
     from functions.api.pages.play import play_page as page  # noqa: PLC0415
 
-    return html_answer(
-        lambda: page(tournament_info(services().tournaments.get(tournament_id)), socket_url())
-    )
+    def drawn() -> str:
+        tournament = services().tournaments.get(tournament_id)
+        needs_code = bool(tournament.join_code_hash)
+        return page(tournament_info(tournament), socket_url(), join_code_required=needs_code)
+
+    return html_answer(drawn)
 
 
 @router.get("/assets/<name>", include_in_schema=False, compress=True, cache_control=KEPT)

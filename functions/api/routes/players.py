@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.metrics import MetricUnit
 
 from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.caller import admit_registration
 from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import (
     PlayerRegistered,
@@ -26,11 +27,16 @@ router = Router()
     "/tournaments/<tournament_id>/players",
     tags=["player"],
     summary="Register",
-    responses=answers(PlayerRegistered, *BODY, 404, 409, status=201),
+    responses=answers(PlayerRegistered, *BODY, 401, 404, 409, status=201),
 )
 def register(tournament_id: str, body: Registration) -> tuple[dict[str, Any], int]:
-    """Register while registration is open; the player token is shown only once."""
-    player, token = services().tournaments.register(tournament_id, body.name, body.seed)
+    """Register while registration is open; the player token is shown only once.
+    Registrations per tournament and per source address are limited (429 `rate_limited`
+    with Retry-After)."""
+    admit_registration(router.current_event, tournament_id)
+    player, token = services().tournaments.register(
+        tournament_id, body.name, body.seed, join_code=body.join_code
+    )
     metrics.add_metric(name="PlayersRegistered", unit=MetricUnit.Count, value=1)
     registered = PlayerRegistered(
         tournament_id=tournament_id, player_id=player.id, player_token=token

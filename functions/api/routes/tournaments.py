@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from functions.api.auth import BEARER_SECURITY, bearer_token
+from functions.api.auth import BEARER_SECURITY, OPTIONAL_BEARER, bearer_token
+from functions.api.caller import admit_creation
 from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import (
     CreateTournament,
@@ -31,10 +32,15 @@ router = Router()
     "/tournaments",
     tags=["organizer"],
     summary="Create a tournament",
-    responses=answers(TournamentCreated, *BODY, status=201),
+    security=OPTIONAL_BEARER,
+    responses=answers(TournamentCreated, *BODY, 401, status=201),
 )
 def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
-    """Create a tournament in `draft`; the organizer token in the answer is shown only once."""
+    """Create a tournament in `draft`; the organizer token in the answer is shown only once.
+    Where the deployment has an organizer key, send it as `Authorization: Bearer <key>`
+    (401 `unauthorized` without it); where it has none, creations per source address
+    are limited (429 `rate_limited`)."""
+    admit_creation(router.current_event)
     tournament, token = services().tournaments.create(
         name=body.name,
         game=body.game,
@@ -43,6 +49,7 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
         advance=body.advance,
         player_limit=body.player_limit,
         turn_timeout_seconds=body.turn_timeout_seconds,
+        join_code=body.join_code,
     )
     created = TournamentCreated(
         tournament_id=tournament.id, organizer_token=token, status=tournament.status
@@ -190,6 +197,7 @@ def _view(tournament: TournamentRecord) -> TournamentView:
         champion_name=top[0].name if tournament.champion and top else None,
         standings=top,
         start_progress=_start_progress(tournament),
+        join_code_required=bool(tournament.join_code_hash),
     )
 
 

@@ -61,15 +61,26 @@
     if (!["created", "open"].includes(data.status)) {
       notice("Registration is closed: this tournament has begun. Open your link to play your seat, or watch the bracket.", "bad");
     }
+    // A tournament with a join code: asked for beside the name, filled in from the
+    // link (the projector's QR code carries it as ?code=).
+    const code = $("join-code");
+    if (data.join_code_required && code) {
+      code.hidden = false;
+      code.required = true;
+      code.value = new URLSearchParams(location.search).get("code") || "";
+    }
     $("join-form").onsubmit = async (submitted) => {
       submitted.preventDefault();
       const name = $("name").value.trim();
       if (!name) return;
+      const registration = { name };
+      if (data.join_code_required && code) registration.join_code = code.value.trim();
       $("join-button").disabled = true;
-      const answer = await K.api("POST", base + "/players", { name });
+      const answer = await K.api("POST", base + "/players", registration);
       $("join-button").disabled = false;
       if (answer.status !== 201) {
         notice((answer.body && answer.body.message) || "Could not join (" + answer.status + ").", "bad");
+        if (answer.body && answer.body.field === "join_code" && code) code.focus();
         return;
       }
       save({ token: answer.body.player_token, player: answer.body.player_id, name });

@@ -17,7 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.actions import Action, Announce, BlindReroll, Concede, Doubt, Stop, Throw, Timeout
+from core.actions import (
+    Action,
+    Announce,
+    BlindReroll,
+    Concede,
+    Doubt,
+    Forfeit,
+    Stop,
+    Throw,
+    Timeout,
+)
 from core.match import Move, Seating
 
 TABLE_SORT_KEY = "TABLE"
@@ -32,6 +42,7 @@ _CODES: dict[type, str] = {
     Stop: "s",
     Concede: "c",
     Timeout: "x",
+    Forfeit: "f",
 }
 _SIMPLE: dict[str, Action] = {
     "t": Throw(),
@@ -40,6 +51,7 @@ _SIMPLE: dict[str, Action] = {
     "s": Stop(),
     "c": Concede(),
     "x": Timeout(),
+    "f": Forfeit(),
 }
 
 

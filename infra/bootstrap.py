@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from infra.dice import DiceSource, SecretDice
 from infra.job_store import JobStore
+from infra.organizer import OrganizerService
+from infra.organizer_store import OrganizerStore
 from infra.settings import Settings
 from infra.tournaments import Clock, TournamentService
 from infra.turns import TurnService
@@ -34,6 +36,7 @@ class Services:
 
     tournaments: TournamentService
     turns: TurnService
+    organizer: OrganizerService
 
 
 def aws_client(service: str, endpoint_url: str | None = None) -> Any:
@@ -74,13 +77,16 @@ def build_services(
 ) -> Services:
     """The services over `client` (a fresh DynamoDB client when None); `tournament_ids`
     makes the ids of new tournaments (random ones when None)."""
-    repository = JobStore(
+    repository = OrganizerStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
     ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
+    tournaments = TournamentService(repository, clock, settings.retention_seconds, **ids)
+    turns = TurnService(repository, dice if dice is not None else SecretDice(), clock)
     return Services(
-        tournaments=TournamentService(repository, clock, settings.retention_seconds, **ids),
-        turns=TurnService(repository, dice if dice is not None else SecretDice(), clock),
+        tournaments=tournaments,
+        turns=turns,
+        organizer=OrganizerService(repository, tournaments, turns, clock),
     )
 
 

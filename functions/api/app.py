@@ -11,6 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from functions.api import errors
 from functions.api.body_guard import refuse_bad_body
 from functions.api.routes import docs, pages, play, players, reconcile, tables, tournaments
+from functions.api.routes.organizer import router as organizer_router
 from functions.observability import logger, metrics, tracer
 
 app = APIGatewayHttpResolver(enable_validation=True)
@@ -20,6 +21,7 @@ app.include_router(tables.router)
 app.include_router(pages.router)
 app.include_router(play.router)
 app.include_router(reconcile.router)
+app.include_router(organizer_router)
 errors.register(app)
 docs.register(app)
 

@@ -159,14 +159,16 @@ class OrganizerService:
             )
         if not self._store.mark_player_disqualified(found.id, player.id):
             raise WrongStatus(
-                f"player {player.id} is disqualified or out already", rule="disqualify"
+                f"player {player.id} is out of the tournament already", rule="disqualify"
             )
         current = self._store.get_player(found.id, player.id) or player  # their latest table
-        forfeited = self._forfeit_at_table(found.id, current)
+        at_table = self._forfeit_at_table(found.id, current)
+        if at_table == "already" or (at_table == "between tables" and player.disqualified):
+            raise WrongStatus(f"player {player.id} is disqualified already", rule="disqualify")
         answer = {
             "player": player.id,
             "name": player.name,
-            "outcome": "forfeited" if forfeited else "disqualified",
+            "outcome": "forfeited" if at_table == "forfeited" else "disqualified",
             "table": current.table or None,
         }
         self.record(found, "disqualify", **answer, reason=reason)
@@ -187,26 +189,24 @@ class OrganizerService:
         self._store.remove_player(player, claim, BEFORE_START, entry)
         return answer
 
-    def _forfeit_at_table(self, tournament: str, player: PlayerRecord) -> bool:
-        """Disqualify `player` at the table they sit at, if it is in play: True if they
-        forfeited there at once, False if they will when the turn reaches them (or are
-        between tables: the next one is seated with them disqualified)."""
+    def _forfeit_at_table(self, tournament: str, player: PlayerRecord) -> str:
+        """Disqualify `player` at the table they sit at: "forfeited" (they were to act and
+        are out now), "marked" (they forfeit when the turn reaches them), "already"
+        (marked before), or "between tables" (their table is over: the next one is
+        seated with them disqualified, from their player item)."""
         for _ in range(_TABLE_RETRIES):
             table = self._store.get_table(tournament, player.table) if player.table else None
-            if (
-                table is None
-                or table.over
-                or table.bye
-                or table.cancelled
-                or player.id not in table.seating.seats
-                or player.id in table.disqualified
-            ):
-                return False
+            if table is None or table.over or table.bye or table.cancelled:
+                return "between tables"
+            if player.id not in table.seating.seats:
+                return "between tables"
+            if player.id in table.disqualified:
+                return "already"
             try:
                 played = self._turns.disqualify(table, player.id)
             except StaleVersion:
                 continue  # someone acted meanwhile: read the table again
-            return played.version > table.version
+            return "forfeited" if played.version > table.version else "marked"
         raise StaleVersion(
             f"table {player.table} kept moving; disqualify again", current_version=-1
         )

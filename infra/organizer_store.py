@@ -249,14 +249,14 @@ class OrganizerStore(JobStore):
         raise NotFound(f"player {player.id} is no longer registered", rule="player")
 
     def mark_player_disqualified(self, tournament: str, player: str) -> bool:
-        """Mark a player disqualified unless they are out already (an exit) or marked."""
+        """Mark a player disqualified unless they are out already (an exit); marking
+        again changes nothing, so a disqualification cut short can be repeated."""
         return self._write_if(
             self._client.update_item,
             TableName=self._table,
             Key={"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + player}},
             UpdateExpression="SET disqualified = :true",
-            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(exit_round)"
-            " AND attribute_not_exists(disqualified)",
+            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(exit_round)",
             ExpressionAttributeValues={":true": {"BOOL": True}},
         )
 

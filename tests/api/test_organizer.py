@@ -271,6 +271,10 @@ def test_cancelling_before_the_start_closes_registration(stack: Stack) -> None:
     assert (late.status, late.body["code"]) == (409, "registration_closed")
     start = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
     assert (start.status, start.body["code"]) == (409, "wrong_status")
+    seen = stack.api.call("GET", f"/tournaments/{tournament}")
+    assert (seen.status, seen.body["status"], seen.body["rounds"]) == (200, "cancelled", [])
+    status = stack.api.call("GET", f"/tournaments/{tournament}/organizer/status", token=organizer)
+    assert (status.status, status.body["rounds"]) == (200, [])
 
 
 # --- live status and standings ---------------------------------------------------------------

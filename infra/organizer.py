@@ -85,6 +85,12 @@ class OrganizerService:
         self._tournaments.authorize(tournament, token)
         return self._store.audit_page(tournament, after, limit)
 
+    def recent_tournaments(
+        self, before: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of the public list of tournaments, newest first, and the next cursor."""
+        return self._store.recent_tournaments(before, limit, self._clock())
+
     # --- the token ---------------------------------------------------------------------
 
     def rotate_token(self, tournament: str, token: str) -> tuple[TournamentRecord, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from infra.registration import SHARDS, shard_key
 
 AUDIT_PREFIX = "A#"
 AUDIT_CURSOR = re.compile(r"^A#[0-9]{13}#[0-9a-f]{6}$")
+LIST_CURSOR = re.compile(r"^C#[0-9]{10}#[a-z0-9-]{1,40}$")
+LIST_MONTHS = 13  # the public list looks back this many months of creation at most
 _TABLE_PROJECTION = "#ref, #status, deadline, version"
 
 
@@ -117,6 +120,42 @@ class OrganizerStore(JobStore):
         entries = [AuditEntry.from_item(item) for item in page["Items"]]
         following = page.get("LastEvaluatedKey", {}).get("sk", {}).get("S")
         return entries, following
+
+    def recent_tournaments(
+        self, before: str | None, limit: int, now: float
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to `limit` tournaments created before the cursor `before` (the sort key of
+        the last one shown), newest first, and the next cursor: a Query per month of
+        creation, from the cursor's month (or this one) back, never a Scan."""
+        start = int(before.split("#")[1]) if before else int(now)
+        found: list[dict[str, Any]] = []
+        for month in _months_back(start, LIST_MONTHS):
+            kwargs: dict[str, Any] = {
+                "TableName": self._table,
+                "KeyConditionExpression": "pk = :pk AND sk < :before",
+                "ExpressionAttributeValues": {
+                    ":pk": {"S": f"LIST#{month}"},
+                    ":before": {"S": before or "D"},  # "D" sorts after every "C#…"
+                },
+                "ScanIndexForward": False,
+                "Limit": limit - len(found),
+            }
+            page = self._call(self._client.query, **kwargs)
+            found.extend(page["Items"])
+            if len(found) == limit:
+                break
+        rows = [
+            {
+                "tournament_id": item["id"]["S"],
+                "name": item["name"]["S"],
+                "game": item["game"]["S"],
+                "created_at": int(item["created_at"]["N"]),
+                "key": item["sk"]["S"],
+            }
+            for item in found
+        ]
+        following = rows[-1]["key"] if len(rows) == limit else None
+        return rows, following
 
     def rotate_organizer(
         self,
@@ -284,3 +323,14 @@ class OrganizerStore(JobStore):
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
         }
+
+
+def _months_back(epoch: int, count: int) -> list[str]:
+    """`yyyy-mm` of the month of `epoch` and the `count - 1` before it."""
+    moment = time.gmtime(epoch)
+    year, month = moment.tm_year, moment.tm_mon
+    months = []
+    for _ in range(count):
+        months.append(f"{year:04d}-{month:02d}")
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return months

@@ -82,7 +82,8 @@ class Repository:
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
         }
-        self._call(self._client.transact_write_items, TransactItems=[meta, *shards])
+        listed = {"Put": {"TableName": self._table, "Item": listing_item(tournament)}}
+        self._call(self._client.transact_write_items, TransactItems=[meta, listed, *shards])
 
     def get_tournament(self, tournament: str) -> TournamentRecord | None:
         """The tournament, read strongly consistent, or None."""
@@ -521,6 +522,27 @@ def _back_off(attempt: int) -> None:
     if attempt >= _BATCH_ATTEMPTS:
         raise Throttled("the table stayed too busy for a batch", rule="DynamoDB capacity")
     time.sleep(min(0.05 * 2**attempt, 2.0))
+
+
+def listing_item(tournament: TournamentRecord) -> dict[str, Any]:
+    """The tournament's entry in the public list, newest first (`GET /tournaments`): one
+    partition per month of creation, sorted by the time of creation (docs/data-model.md)."""
+    key = listing_key(tournament.created_at, tournament.id)
+    return {
+        **key,
+        "kind": {"S": "listing"},
+        "id": {"S": tournament.id},
+        "name": {"S": tournament.name},
+        "game": {"S": tournament.game},
+        "created_at": {"N": str(tournament.created_at)},
+        "expires_at": {"N": str(tournament.expires_at)},
+    }
+
+
+def listing_key(created_at: int, tournament: str) -> dict[str, Any]:
+    """`LIST#<yyyy-mm>` / `C#<epoch seconds, 10 digits>#<tournament id>`."""
+    month = time.strftime("%Y-%m", time.gmtime(created_at))
+    return {"pk": {"S": f"LIST#{month}"}, "sk": {"S": f"C#{created_at:010d}#{tournament}"}}
 
 
 def code_of(error: ClientError) -> str:

@@ -513,3 +513,19 @@ class DisqualifyPlayer(Strict):
     """Why the organizer disqualifies the player (kept in the audit trail); optional."""
 
     reason: str = Field(default="", max_length=200)
+
+
+class ListedTournament(Lazy):
+    """A tournament in the public list."""
+
+    tournament_id: str
+    name: str
+    game: str
+    created_at: int = Field(description="epoch seconds")
+
+
+class TournamentList(Lazy):
+    """Tournaments, newest first, a page at a time."""
+
+    tournaments: list[ListedTournament]
+    next_before: str | None = Field(description="give as `before` for the next page")

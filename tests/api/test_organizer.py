@@ -337,3 +337,29 @@ def test_live_standings_check_the_page(stack: Stack, limit: str) -> None:
     )
     assert (answer.status, answer.body["code"]) == (422, "invalid_field")
     assert "limit" in answer.body["field"]
+
+
+# --- the public list ---------------------------------------------------------------------
+
+
+def test_the_public_list_pages_newest_first_across_months(stack: Stack) -> None:
+    services().tournaments._clock = lambda: NOW - 40 * 86_400  # created 40 days ago
+    old, _ = created(stack, name="Last month")
+    services().tournaments._clock = lambda: NOW
+    recent = {created(stack, name=f"Cup {n}")[0] for n in range(2)}
+    first = stack.api.call("GET", "/tournaments", query="limit=2")
+    assert first.status == 200, first.body
+    assert {t["tournament_id"] for t in first.body["tournaments"]} == recent
+    assert first.body["next_before"]
+    rest = stack.api.call(
+        "GET", "/tournaments", query=urlencode({"before": first.body["next_before"]})
+    )
+    assert [t["tournament_id"] for t in rest.body["tournaments"]] == [old]
+    assert rest.body["tournaments"][0]["name"] == "Last month"
+    assert rest.body["next_before"] is None
+
+
+def test_the_public_list_checks_its_cursor(stack: Stack) -> None:
+    answer = stack.api.call("GET", "/tournaments", query="before=nonsense")
+    assert (answer.status, answer.body["code"]) == (422, "invalid_field")
+    assert "before" in answer.body["field"]

@@ -16,14 +16,16 @@ from functions.api.models import (
     AuditTrail,
     Disqualification,
     DisqualifyPlayer,
+    ListedTournament,
     LiveStanding,
     LiveStandingsPage,
     OrganizerStatus,
     OrganizerTokenRotated,
     TournamentCancelled,
+    TournamentList,
 )
 from functions.wiring import services
-from infra.organizer_store import AUDIT_CURSOR
+from infra.organizer_store import AUDIT_CURSOR, LIST_CURSOR
 
 router = Router()
 
@@ -152,6 +154,25 @@ def audit_trail(
             for e in entries
         ],
         next_after=following,
+    )
+
+
+@router.get(
+    "/tournaments",
+    tags=["public"],
+    summary="List tournaments, newest first",
+    responses=answers(TournamentList, 422),
+)
+def list_tournaments(
+    before: Annotated[str | None, Query(pattern=LIST_CURSOR.pattern)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> TournamentList:
+    """A page of the tournaments created in the last year, newest first (for a landing
+    page); `next_before` asks for the next page."""
+    rows, following = services().organizer.recent_tournaments(before, limit)
+    return TournamentList(
+        tournaments=[ListedTournament(**{k: v for k, v in r.items() if k != "key"}) for r in rows],
+        next_before=following,
     )
 
 

@@ -6,6 +6,7 @@ knobelcup serve ...  /  knobelcup demo ...               (their own options)
 knobelcup admin redrive|reconcile ...   (operator repairs, see cli/admin.py)
 knobelcup udp-bridge --url URL --tournament ID [--port 9000]   (classic UDP bots play)
 knobelcup verify LOG.json | TABLE-URL      (prove a finished table's dice, docs/dice.md)
+knobelcup organize create|list|open|close|start|status|standings|disqualify|cancel|rotate-token|log
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from cli import admin, verify
+from cli import admin, organize, verify
 from cli.api_client import DEFAULT_URL, ApiClient, ApiError, RetriesExhausted, RetryPolicy
 from cli.botkit import (
     BotLoadError,
@@ -64,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     admin.add_admin_parser(commands)
     udp_bridge.add_parser(commands)
     verify.add_parser(commands)
+    organize.add_parser(commands)
     for name, module in FORWARDED.items():
         commands.add_parser(name, help=f"run {module} (every further argument is its own)")
     return parser
@@ -106,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return udp_bridge.run(parsed)
     if parsed.command == "verify":
         return verify.run(parsed)
+    if parsed.command == "organize":
+        return organize.run(parsed)
     try:
         if parsed.command == "play":
             client = ApiClient(parsed.url)

@@ -64,7 +64,18 @@ class Timeout:
     kind: ClassVar[str] = "timeout"
 
 
-Action = Throw | BlindReroll | Announce | Doubt | Stop | Concede | Timeout
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """The player to act leaves the table at once: the organizer disqualified them.
+
+    Submitted by the service, never by a player (it is not among the parsed actions);
+    each game puts the player out as it does on the forfeiting timeout (docs/rules.md §4.3, §4.4).
+    """
+
+    kind: ClassVar[str] = "forfeit"
+
+
+Action = Throw | BlindReroll | Announce | Doubt | Stop | Concede | Timeout | Forfeit
 
 _SIMPLE_ACTIONS: dict[str, Action] = {
     a.kind: a for a in (Throw(), BlindReroll(), Doubt(), Stop(), Concede(), Timeout())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from core.actions import Action, Timeout
+from core.actions import Action, Forfeit, Timeout
 from core.audit import LogEntry
 from core.errors import MatchOver
 from core.events import PlayerId
@@ -55,7 +55,7 @@ def same_turn(game: Game[Any], before: Any, after: Any, action: Action) -> bool:
     they are still to act, in the same round (for games with rounds), and it was no
     timeout, which always ends a turn. A Mäxchen throw and its announcement, or a
     Mariechen player's throws, are one turn (docs/rules.md §4.1 times turns out, not actions)."""
-    if isinstance(action, Timeout):
+    if isinstance(action, (Timeout, Forfeit)):
         return False
     player = game.to_act(before)
     return (

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from infra.admission import Admission
 from infra.dice import DiceSource, SecretDice
 from infra.job_store import JobStore
+from infra.organizer import OrganizerService
+from infra.organizer_store import OrganizerStore
 from infra.rate_limits import RateLimiter
 from infra.settings import Settings
 from infra.tournaments import Clock, TournamentService
@@ -36,6 +38,7 @@ class Services:
 
     tournaments: TournamentService
     turns: TurnService
+    organizer: OrganizerService
     admission: Admission = field(default_factory=Admission)  # none: no key, no limits
 
 
@@ -78,12 +81,15 @@ def build_services(
     """The services over `client` (a fresh DynamoDB client when None); `tournament_ids`
     makes the ids of new tournaments (random ones when None)."""
     dynamodb = client if client is not None else aws_client("dynamodb")
-    repository = JobStore(dynamodb, settings.table_name)
+    repository = OrganizerStore(dynamodb, settings.table_name)
     ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
     limiter = RateLimiter(dynamodb, settings.table_name, clock)
+    tournaments = TournamentService(repository, clock, settings.retention_seconds, **ids)
+    turns = TurnService(repository, dice if dice is not None else SecretDice(), clock)
     return Services(
-        tournaments=TournamentService(repository, clock, settings.retention_seconds, **ids),
-        turns=TurnService(repository, dice if dice is not None else SecretDice(), clock),
+        tournaments=tournaments,
+        turns=turns,
+        organizer=OrganizerService(repository, tournaments, turns, clock),
         admission=Admission.from_settings(settings, limiter),
     )
 

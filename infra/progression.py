@@ -103,7 +103,7 @@ class ProgressionService:
         tournament = self._store.get_tournament(tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament {tournament_id}", rule="tournament")
-        if tournament.status == Status.FINISHED:
+        if tournament.status in (Status.FINISHED, Status.CANCELLED):
             return None
         if tournament.status not in (Status.STARTING, Status.RUNNING):
             raise InvalidBracket(
@@ -163,10 +163,22 @@ class ProgressionService:
             server_seed=self._dice.server_seed(tournament.id, ref),
             player_seeds=seat_seeds([players[p].player_seed for p in decision.players]),
             dice_secret=self._dice.secret,
+            # disqualified while waiting for this table: they forfeit at their first turn
+            disqualified=tuple(p for p in decision.players if players[p].disqualified),
         )
-        self._store.seat_table(seated_at(table, self._clock()))
+        if self._store.seat_table(seated_at(table, self._clock())):
+            self._stop_if_cancelled(tournament.id, ref)
         for player in decision.players:
             self._store.move_player(tournament.id, player, ref, decision.table.round)
+
+    def _stop_if_cancelled(self, tournament: str, ref: str) -> None:
+        """A table seated while its tournament was being cancelled is stopped here: the
+        cancellation flips the status before it stops the tables it finds, and this reads
+        the status after the seating, so one of the two stops every table."""
+        found = self._store.get_tournament(tournament)
+        if found is not None and found.status == Status.CANCELLED:
+            self._running.pop(tournament, None)
+            self._store.cancel_table(tournament, ref)
 
     def _finish(self, tournament: TournamentRecord) -> None:
         """After the final: begin the finish job, which writes the standings a page at a

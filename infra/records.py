@@ -24,6 +24,7 @@ class Status:
     STARTING = "starting"  # registration closed; the start job seats round 1
     RUNNING = "running"
     FINISHED = "finished"
+    CANCELLED = "cancelled"  # by the organizer (infra.organizer): nothing more is played
 
 
 def tournament_pk(tournament: str) -> str:
@@ -53,6 +54,9 @@ class TournamentRecord:
     top_standings: list[dict[str, Any]] = field(default_factory=list)  # the first places
     job: JobState | None = None  # the lifecycle job under way (infra.jobs), if any
     join_code_hash: str = ""  # the join code's hash (infra.join_codes); "": none needed
+    # which organizer token is valid: 1 for the one made at creation, one more with each
+    # rotation (infra.organizer); the audit trail names it
+    organizer_generation: int = 1
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -75,6 +79,7 @@ class TournamentRecord:
             "seed": {"S": self.seed},
             "seeding": {"S": self.seeding},
             "champion": {"S": self.champion},
+            "organizer_generation": {"N": str(self.organizer_generation)},
             **(
                 {"top_standings": {"S": json.dumps(self.top_standings, separators=(",", ":"))}}
                 if self.top_standings
@@ -106,6 +111,7 @@ class TournamentRecord:
             top_standings=json.loads(item["top_standings"]["S"]) if "top_standings" in item else [],
             job=JobState.from_item(item),
             join_code_hash=item.get("join_code_hash", {"S": ""})["S"],
+            organizer_generation=int(item.get("organizer_generation", {"N": "1"})["N"]),
         )
 
 
@@ -182,6 +188,8 @@ class PlayerRecord:
     # the player's seed for the dice of the tables they are seated at (core.fair_dice);
     # '' when they gave none (their seat's seed is then core.fair_dice.DEFAULT_PLAYER_SEED)
     player_seed: str = ""
+    disqualified: bool = False  # by the organizer (infra.organizer)
+    registration_shard: int = -1  # the shard that counted them; -1: not recorded
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -200,6 +208,12 @@ class PlayerRecord:
             "seed_position": {"N": str(self.seed_position)},
             **(exit_attributes(self.exit) if self.exit is not None else {}),
             **({"player_seed": {"S": self.player_seed}} if self.player_seed else {}),
+            **({"disqualified": {"BOOL": True}} if self.disqualified else {}),
+            **(
+                {"reg_shard": {"N": str(self.registration_shard)}}
+                if self.registration_shard >= 0
+                else {}
+            ),
         }
 
     @classmethod
@@ -217,6 +231,8 @@ class PlayerRecord:
             seed_position=int(item.get("seed_position", {"N": "-1"})["N"]),
             exit=_exit_from(item),
             player_seed=item.get("player_seed", {"S": ""})["S"],
+            disqualified=item.get("disqualified", {"BOOL": False})["BOOL"],
+            registration_shard=int(item.get("reg_shard", {"N": "-1"})["N"]),
         )
 
 

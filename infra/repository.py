@@ -43,7 +43,7 @@ from infra.registration import (
     shard_key,
     shards_for,
 )
-from infra.table_item import TableRecord, from_item, table_key, to_item
+from infra.table_item import CANCELLED, TableRecord, from_item, table_key, to_item
 
 _THROTTLING = {
     "ProvisionedThroughputExceededException",
@@ -82,7 +82,8 @@ class Repository:
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
         }
-        self._call(self._client.transact_write_items, TransactItems=[meta, *shards])
+        listed = {"Put": {"TableName": self._table, "Item": listing_item(tournament)}}
+        self._call(self._client.transact_write_items, TransactItems=[meta, listed, *shards])
 
     def get_tournament(self, tournament: str) -> TournamentRecord | None:
         """The tournament, read strongly consistent, or None."""
@@ -208,7 +209,8 @@ class Repository:
                     {
                         "Put": {
                             "TableName": self._table,
-                            "Item": player.to_item(),
+                            # the shard that counts them, for a removal (infra.organizer)
+                            "Item": {**player.to_item(), "reg_shard": {"N": str(shard)}},
                             "ConditionExpression": "attribute_not_exists(pk)",
                         }
                     },
@@ -326,23 +328,83 @@ class Repository:
         item = self._get(table_key(tournament, ref))
         return None if item is None else from_item(item)
 
-    def save_table(self, table: TableRecord, loaded_version: int) -> None:
+    def save_table(
+        self, table: TableRecord, loaded_version: int, loaded: TableRecord | None = None
+    ) -> None:
         """Write `table` only if the stored one is still at `loaded_version`: a turn's write.
+        Nor if it was cancelled, or its disqualified players are no longer those of
+        `loaded` (the table as read; by default `table`'s).
 
         Raises `StaleVersion` if another request got there first; nothing is written then.
         """
+        disqualified = (loaded or table).disqualified
         saved = self._write_if(
             self._client.put_item,
             TableName=self._table,
             Item=to_item(table),
-            ConditionExpression="version = :loaded",
-            ExpressionAttributeValues={":loaded": {"N": str(loaded_version)}},
+            # neither cancelled nor given a disqualification since it was loaded
+            ConditionExpression="version = :loaded AND #status <> :cancelled AND "
+            + (
+                "disqualified = :disqualified"
+                if disqualified
+                else "attribute_not_exists(disqualified)"
+            ),
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues={
+                ":loaded": {"N": str(loaded_version)},
+                ":cancelled": {"S": CANCELLED},
+                **({":disqualified": {"S": " ".join(disqualified)}} if disqualified else {}),
+            },
         )
         if not saved:
             raise StaleVersion(
                 f"table {table.ref} moved on from version {loaded_version}",
                 current_version=-1,  # unknown here; the caller re-reads to tell
             )
+
+    def mark_disqualified(self, marked: TableRecord, loaded: TableRecord) -> None:
+        """Store `marked`'s disqualified players if the table is still as `loaded` was
+        (same version, in play, the same players disqualified); else `StaleVersion`."""
+        values: dict[str, Any] = {
+            ":new": {"S": " ".join(marked.disqualified)},
+            ":version": {"N": str(loaded.version)},
+            ":playing": {"S": "playing"},
+        }
+        condition = "version = :version AND #status = :playing AND "
+        if loaded.disqualified:
+            condition += "disqualified = :old"
+            values[":old"] = {"S": " ".join(loaded.disqualified)}
+        else:
+            condition += "attribute_not_exists(disqualified)"
+        saved = self._write_if(
+            self._client.update_item,
+            TableName=self._table,
+            Key=table_key(loaded.tournament, loaded.ref),
+            UpdateExpression="SET disqualified = :new",
+            ConditionExpression=condition,
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues=values,
+        )
+        if not saved:
+            raise StaleVersion(
+                f"table {loaded.ref} moved on from version {loaded.version}", current_version=-1
+            )
+
+    def cancel_table(self, tournament: str, ref: str) -> bool:
+        """Stop a table in play with its cancelled tournament: status `cancelled`, no
+        deadline, out of the deadline index. False if it is over, a bye or not seated."""
+        return self._write_if(
+            self._client.update_item,
+            TableName=self._table,
+            Key=table_key(tournament, ref),
+            UpdateExpression="SET #status = :cancelled REMOVE deadline, due_shard, due_at",
+            ConditionExpression="#status = :playing",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues={
+                ":cancelled": {"S": CANCELLED},
+                ":playing": {"S": "playing"},
+            },
+        )
 
     # --- player seeds (docs/dice.md) ----------------------------------------------------
 
@@ -460,6 +522,27 @@ def _back_off(attempt: int) -> None:
     if attempt >= _BATCH_ATTEMPTS:
         raise Throttled("the table stayed too busy for a batch", rule="DynamoDB capacity")
     time.sleep(min(0.05 * 2**attempt, 2.0))
+
+
+def listing_item(tournament: TournamentRecord) -> dict[str, Any]:
+    """The tournament's entry in the public list, newest first (`GET /tournaments`): one
+    partition per month of creation, sorted by the time of creation (docs/data-model.md)."""
+    key = listing_key(tournament.created_at, tournament.id)
+    return {
+        **key,
+        "kind": {"S": "listing"},
+        "id": {"S": tournament.id},
+        "name": {"S": tournament.name},
+        "game": {"S": tournament.game},
+        "created_at": {"N": str(tournament.created_at)},
+        "expires_at": {"N": str(tournament.expires_at)},
+    }
+
+
+def listing_key(created_at: int, tournament: str) -> dict[str, Any]:
+    """`LIST#<yyyy-mm>` / `C#<epoch seconds, 10 digits>#<tournament id>`."""
+    month = time.strftime("%Y-%m", time.gmtime(created_at))
+    return {"pk": {"S": f"LIST#{month}"}, "sk": {"S": f"C#{created_at:010d}#{tournament}"}}
 
 
 def code_of(error: ClientError) -> str:

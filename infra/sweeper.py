@@ -155,7 +155,7 @@ class DeadlineSweeper:
         table = self._store.get_table(tournament, ref)
         if table is None:  # deleted (TTL) since the index was read
             report.unchanged += 1
-        elif table.over or table.bye:
+        elif table.over or table.bye or table.cancelled:
             changed = self._store.leave_index(table)
             report.left_index += changed
             report.unchanged += not changed

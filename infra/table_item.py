@@ -17,10 +17,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.actions import Action, Announce, BlindReroll, Concede, Doubt, Stop, Throw, Timeout
+from core.actions import (
+    Action,
+    Announce,
+    BlindReroll,
+    Concede,
+    Doubt,
+    Forfeit,
+    Stop,
+    Throw,
+    Timeout,
+)
 from core.match import Move, Seating
 
 TABLE_SORT_KEY = "TABLE"
+CANCELLED = "cancelled"  # a table's status once its tournament was cancelled
 DUE_SHARDS = 16  # partition keys of the deadline index (infra.deadlines)
 _MOVE = re.compile(r"([a-z])([0-9]*)")
 
@@ -32,6 +43,7 @@ _CODES: dict[type, str] = {
     Stop: "s",
     Concede: "c",
     Timeout: "x",
+    Forfeit: "f",
 }
 _SIMPLE: dict[str, Action] = {
     "t": Throw(),
@@ -40,6 +52,7 @@ _SIMPLE: dict[str, Action] = {
     "s": Stop(),
     "c": Concede(),
     "x": Timeout(),
+    "f": Forfeit(),
 }
 
 
@@ -119,6 +132,10 @@ class TableRecord:
     server_seed: bytes = b""
     player_seeds: tuple[str, ...] = ()
     dice_secret: bool = True
+    # the organizer's doing (infra.organizer): players disqualified at this table, who
+    # forfeit whenever they are to act; and a table stopped with its tournament
+    disqualified: tuple[str, ...] = ()
+    cancelled: bool = False
 
     @property
     def version(self) -> int:
@@ -178,6 +195,8 @@ def to_item(record: TableRecord) -> dict[str, Any]:
     if record.due_at:
         item["due_shard"] = {"S": due_shard(record.tournament, record.ref)}
         item["due_at"] = {"N": str(record.due_at)}
+    if record.disqualified:
+        item["disqualified"] = {"S": " ".join(record.disqualified)}
     if record.server_seed:
         # base64 text rather than a binary attribute: 12 bytes more, but every reader of
         # an image (boto3, a stream event's JSON, the local stand-ins) reads it alike
@@ -216,10 +235,14 @@ def from_item(item: dict[str, Any]) -> TableRecord:
         server_seed=base64.b64decode(item["server_seed"]["S"]) if "server_seed" in item else b"",
         player_seeds=tuple(item["player_seeds"]["S"].split(" ")) if "player_seeds" in item else (),
         dice_secret="repeatable_dice" not in item,
+        disqualified=tuple(item["disqualified"]["S"].split(" ")) if "disqualified" in item else (),
+        cancelled=item["status"]["S"] == CANCELLED,
     )
 
 
 def _status(record: TableRecord) -> str:
+    if record.cancelled:
+        return CANCELLED
     if record.bye:
         return "bye"
     return "over" if record.ranking else "playing"

@@ -65,6 +65,10 @@ class TurnTimers:
         table = from_item(change.new)
         if table.bye:
             return
+        if table.cancelled:  # its tournament was cancelled: the turn in play times out never
+            played = turns(table.seating, table.moves)
+            self.cancel(table.tournament, table.ref, played.starts[table.version])
+            return
         previous = replaces
         if previous == -1:
             previous = int(change.old["version"]["N"]) if change.old is not None else None

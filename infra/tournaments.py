@@ -293,6 +293,8 @@ class TournamentService:
         """The bracket once the players are known (from the start on), else None."""
         if tournament.status in (Status.DRAFT, Status.OPEN, Status.CLOSED):
             return None
+        if tournament.status == Status.CANCELLED and not tournament.seed:
+            return None  # cancelled before its start: never seeded
         return bracket_plan(tournament.player_count, tournament.table_size, tournament.advance)
 
     def round_tables(

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from core import fair_dice
-from core.actions import Action, Timeout, action_from_dict
+from core.actions import Action, Forfeit, Timeout, action_from_dict
 from core.audit import event_record, log_records, records_after
 from core.errors import MatchOver, NotYourTurn
 from core.events import Event, PlayerId
@@ -72,6 +72,7 @@ class TurnService:
         """Apply the token holder's action taken on `version`; the response is their view."""
         table = self._load(tournament, ref)
         seat = self._authenticate(table, token)
+        _check_not_cancelled(table)
         action = action_from_dict(action_data)
         key = idempotency_key_hash(idempotency_key) if idempotency_key else None
         repeated = _repeated_version(table, seat, version, action, key)
@@ -102,6 +103,7 @@ class TurnService:
             )
         except StaleVersion:
             return self._after_lost_race(table, seat, version, action, key)
+        self._forfeit_disqualified(played, game, state)
         return _answer(played, game, state, events, player)
 
     def time_out(self, tournament: str, ref: str, version: int, player: str | None = None) -> bool:
@@ -130,7 +132,7 @@ class TurnService:
         `move_due` (the sweeper) also moves the table's `due_at` in the deadline index to
         the new deadline, in the same write, so that its next run need not visit it.
         """
-        if table.bye or table.over:
+        if table.bye or table.over or table.cancelled:
             return False
         game = get_game(table.seating.game)
         state = self._state(table)
@@ -138,18 +140,50 @@ class TurnService:
         if player is None:
             return False
         try:
-            self._play(
+            played, state, _ = self._play(
                 table,
                 game=game,
                 state=state,
                 player=player,
-                action=Timeout(),
+                # a disqualified player seated before their first turn forfeits at its end
+                action=Forfeit() if player in table.disqualified else Timeout(),
                 last_keys=table.last_keys,
                 move_due=move_due,
             )
         except StaleVersion:
             return False  # the player acted in the meantime
+        self._forfeit_disqualified(played, game, state)
         return True
+
+    def disqualify(self, table: TableRecord, player: PlayerId) -> TableRecord:
+        """Mark `player` disqualified at `table` as it was just read, and if they are to
+        act, forfeit for them at once (the same conditional write as a turn, `Forfeit`
+        in place of `Timeout`); otherwise they forfeit the moment the turn reaches them.
+        `StaleVersion` if the table moved meanwhile (read it again and retry)."""
+        marked = replace(table, disqualified=(*table.disqualified, player))
+        game = get_game(table.seating.game)
+        state = self._state(table)
+        if game.to_act(state) != player:
+            self._repository.mark_disqualified(marked, table)
+            return marked
+        played, state, _ = self._play(
+            marked, game=game, state=state, player=player, action=Forfeit(),
+            last_keys=table.last_keys, condition_from=table,
+        )  # fmt: skip
+        return self._forfeit_disqualified(played, game, state)
+
+    def _forfeit_disqualified(self, table: TableRecord, game: Game[Any], state: Any) -> TableRecord:
+        """While a disqualified player is to act, forfeit for them: they are out the
+        moment the turn reaches them. Stops quietly if someone else wrote first."""
+        while not game.is_over(state) and (player := game.to_act(state)) in table.disqualified:
+            try:
+                table, state, _ = self._play(
+                    table, game=game, state=state, player=player, action=Forfeit(),
+                    last_keys=table.last_keys,
+                )  # fmt: skip
+            except StaleVersion:
+                break
+        return table
 
     def player_view(self, tournament: str, ref: str, token: str) -> dict[str, Any]:
         """The table as the token holder may see it."""
@@ -241,6 +275,7 @@ class TurnService:
         action: Action,
         last_keys: dict[int, tuple[str, int]],
         move_due: bool = False,
+        condition_from: TableRecord | None = None,
     ) -> tuple[TableRecord, Any, tuple[Event, ...]]:
         """Draw the dice, apply `action` and save, conditional on the loaded version."""
         rolled = self._roll(table, game.dice_needed(state, action))
@@ -263,7 +298,9 @@ class TurnService:
             # (infra.deadlines); the sweeper's timeout moves it along (out, once over)
             due_at=deadline if move_due else table.due_at,
         )
-        self._repository.save_table(played, loaded_version=table.version)
+        self._repository.save_table(
+            played, loaded_version=table.version, loaded=condition_from or table
+        )
         self._remember(played, state)
         return played, state, tuple(events)
 
@@ -310,9 +347,18 @@ class TurnService:
         repeated = _repeated_version(table, seat, version, action, key)
         if repeated is not None:
             return self._response_at(table, seat, repeated)
+        _check_not_cancelled(table)
         raise StaleVersion(
             f"another action was applied to version {version} first",
             current_version=table.version,
+        )
+
+
+def _check_not_cancelled(table: TableRecord) -> None:
+    if table.cancelled:
+        raise WrongStatus(
+            f"table {table.ref} was stopped: the organizer cancelled the tournament",
+            rule="tournament cancelled",
         )
 
 

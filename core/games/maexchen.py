@@ -16,6 +16,7 @@ from core.actions import (
     Announce,
     BlindReroll,
     Doubt,
+    Forfeit,
     Throw,
     Timeout,
     action_name,
@@ -425,6 +426,16 @@ def _timeout(
     return _end_round(state, seat, 1, (timed_out,), forfeits=limit > 0 and timeouts[seat] >= limit)
 
 
+def _forfeit(
+    state: MaexchenState, player: PlayerId, action: Action, dice: Sequence[int]
+) -> tuple[MaexchenState, tuple[Event, ...]]:
+    """Disqualified: out at once, as on the forfeiting timeout (docs/rules.md §4.3, §4.4) (the round
+    ends against them with 1 penalty point and they leave; the next active player starts)."""
+    if dice:
+        check_dice(dice, 0)
+    return _end_round(state, state.turn, 1, (), forfeits=True)
+
+
 def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
     return (*values[:seat], values[seat] + by, *values[seat + 1 :])
 
@@ -470,6 +481,7 @@ _HANDLERS: dict[type, _Handler] = {
     Doubt: _doubt,
     BlindReroll: _blind_reroll,
     Timeout: _timeout,
+    Forfeit: _forfeit,
 }
 
 GAME = Maexchen()

@@ -13,7 +13,7 @@ from enum import StrEnum
 from itertools import groupby
 from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
-from core.actions import Action, Throw, Timeout, action_name, action_to_dict
+from core.actions import Action, Forfeit, Throw, Timeout, action_name, action_to_dict
 from core.errors import IllegalAction, InvalidDice, MatchNotOver
 from core.events import (
     DiceThrown,
@@ -175,6 +175,10 @@ class Mariechen:
             return _turn_throws(state, player, (face,), ())
         if kind is Timeout:
             return _timeout(state, player, dice)
+        if kind is Forfeit:  # disqualified: out at once, as on a forfeiting timeout
+            if dice:
+                check_dice(dice, 0)
+            return _forfeit(state, player, ())
         raise IllegalAction(
             f"Mariechen has no action '{action_name(action)}': every move is a throw",
             rule="rules §2.1 turn",

@@ -414,3 +414,135 @@ class ErrorBody(Lazy):
     field: str | None = None
     rule: str | None = None
     current_version: int | None = None
+
+
+# --- the organizer's cockpit (functions/api/routes/organizer.py) ---------------------
+
+
+class OrganizerTokenRotated(Lazy):
+    """A new organizer token, shown only this once; the previous one no longer works."""
+
+    tournament_id: str
+    organizer_token: str
+    token_generation: int = Field(description="1 for the token made at creation, +1 a rotation")
+
+
+class TournamentCancelled(Lazy):
+    """The tournament is cancelled: registration closed, every table in play stopped."""
+
+    tournament_id: str
+    status: str
+    tables_stopped: int = Field(description="tables that were in play and now refuse actions")
+
+
+class Disqualification(Lazy):
+    """What became of a disqualified player."""
+
+    tournament_id: str
+    player: str
+    name: str
+    outcome: str = Field(
+        description="'removed' (before the start), 'forfeited' (out at their table at once),"
+        " or 'disqualified' (they forfeit the moment the turn reaches them)"
+    )
+    table: str | None = Field(description="the table they sit at or last sat at")
+
+
+class RoundStatus(Lazy):
+    """One round's tables, live."""
+
+    round: int
+    tables: int = Field(description="tables the bracket plans for this round")
+    counted: int = Field(description="tables read for this answer (all but in huge rounds)")
+    playing: int
+    waiting: int = Field(description="not seated yet: their feeder tables still play")
+    over: int = Field(description="over, byes included")
+    cancelled: int
+    final: bool
+
+
+class StalledTable(Lazy):
+    """A table past its turn's deadline by more than a minute."""
+
+    table: str
+    version: int
+    overdue_seconds: int
+
+
+class OrganizerStatus(Lazy):
+    """The tournament as its organizer follows it."""
+
+    tournament_id: str
+    name: str
+    status: str
+    player_count: int
+    token_generation: int
+    rounds: list[RoundStatus]
+    stalled_count: int
+    stalled: list[StalledTable] = Field(description="the first 50 stalled tables")
+    complete: bool = Field(description="false if some tables were not read (huge rounds)")
+
+
+class LiveStanding(Lazy):
+    """A player whose tournament has ended, placed as far as it is decided."""
+
+    player: str
+    name: str
+    round: int = Field(description="the round they left in")
+    table: str
+    table_place: int
+    measure: int
+    place: int | None = Field(description="their final place, once their round's exits are known")
+    place_from: int
+    place_to: int
+    disqualified: bool
+
+
+class LiveStandingsPage(Lazy):
+    """The places decided so far, best first (docs/rules.md §5.9), during play."""
+
+    tournament_id: str
+    status: str
+    placed: int = Field(description="players whose tournament has ended so far")
+    standings: list[LiveStanding]
+    next_offset: int | None
+
+
+class AuditEntryView(Lazy):
+    """One organizer action: who, what, when."""
+
+    at: str = Field(description="when, UTC, ISO 8601 with milliseconds")
+    actor: str = Field(description="always 'organizer': no one else acts on a tournament")
+    token_generation: int = Field(description="which organizer token (see token rotation)")
+    action: str
+    detail: dict[str, Any]
+
+
+class AuditTrail(Lazy):
+    """A page of the organizer's audit trail, oldest first."""
+
+    tournament_id: str
+    entries: list[AuditEntryView]
+    next_after: str | None = Field(description="give as `after` for the next page")
+
+
+class DisqualifyPlayer(Strict):
+    """Why the organizer disqualifies the player (kept in the audit trail); optional."""
+
+    reason: str = Field(default="", max_length=200)
+
+
+class ListedTournament(Lazy):
+    """A tournament in the public list."""
+
+    tournament_id: str
+    name: str
+    game: str
+    created_at: int = Field(description="epoch seconds")
+
+
+class TournamentList(Lazy):
+    """Tournaments, newest first, a page at a time."""
+
+    tournaments: list[ListedTournament]
+    next_before: str | None = Field(description="give as `before` for the next page")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from core.actions import Concede, Stop, Throw, Timeout
+from core.actions import Concede, Forfeit, Stop, Throw, Timeout
 from core.dice import read_two_dice
 from core.errors import IllegalAction
 from core.events import DiceThrown, Event, PlayerForfeited, PlayerId, TurnTimedOut, Visibility
@@ -99,6 +99,13 @@ def timeout(
     return _end_turn(state, in_hand[-1] if in_hand else NO_THROW, len(in_hand), events)
 
 
+def forfeit(
+    state: ZweiundvierzigState, player: PlayerId, dice: Sequence[int]
+) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
+    """Disqualified: out at once, as on the forfeiting timeout (docs/rules.md §4.3, §4.4)."""
+    return _forfeit(state, state.turn, ())
+
+
 def _end_turn(
     state: ZweiundvierzigState, value: int, throws: int, events: tuple[Event, ...]
 ) -> tuple[ZweiundvierzigState, tuple[Event, ...]]:
@@ -175,4 +182,5 @@ HANDLERS: dict[type, Handler] = {
     Stop: stop,
     Concede: concede,
     Timeout: timeout,
+    Forfeit: forfeit,
 }

@@ -51,6 +51,7 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
         turn_timeout_seconds=body.turn_timeout_seconds,
         join_code=body.join_code,
     )
+    services().organizer.record(tournament, "create", name=tournament.name, game=tournament.game)
     created = TournamentCreated(
         tournament_id=tournament.id, organizer_token=token, status=tournament.status
     )
@@ -78,7 +79,9 @@ def read_tournament(tournament_id: str) -> TournamentView:
 def open_registration(tournament_id: str) -> TournamentView:
     """Let players register (organizer token)."""
     token = bearer_token(router.current_event.headers)
-    return _view(services().tournaments.set_registration(tournament_id, token, open=True))
+    opened = services().tournaments.set_registration(tournament_id, token, open=True)
+    services().organizer.record(opened, "open_registration")
+    return _view(opened)
 
 
 @router.post(
@@ -91,7 +94,9 @@ def open_registration(tournament_id: str) -> TournamentView:
 def close_registration(tournament_id: str) -> TournamentView:
     """Stop registrations (organizer token); opening again is allowed until the start."""
     token = bearer_token(router.current_event.headers)
-    return _view(services().tournaments.set_registration(tournament_id, token, open=False))
+    closed = services().tournaments.set_registration(tournament_id, token, open=False)
+    services().organizer.record(closed, "close_registration")
+    return _view(closed)
 
 
 @router.post(
@@ -112,6 +117,7 @@ def start_tournament(
     token = bearer_token(router.current_event.headers)
     how = body or StartTournament()
     started = services().tournaments.start(tournament_id, token, seed=how.seed, order=how.order)
+    services().organizer.record(started, "start", seeding=started.seeding)
     return _view(started).model_dump(), 202
 
 

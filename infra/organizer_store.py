@@ -1,0 +1,336 @@
+"""The organizer's writes and reads in the single table: the audit trail, the token's
+rotation, the cancellation, a player's removal or disqualification, and the projected
+table reads of the live status. Every state change is one conditional write or one
+transaction together with its audit entry, so nothing is ever half done.
+
+Audit entries: partition `T#<tournament>#AUDIT`, sort key `A#<epoch ms, 13 digits>#<6
+hex>`, append-only (each Put is conditional on `attribute_not_exists(pk)`), read oldest
+first by a key-range Query. No index is involved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from infra.errors import NotFound, WrongStatus
+from infra.job_store import JobStore
+from infra.records import META, PLAYER_PREFIX, PlayerRecord, Status, tournament_pk
+from infra.registration import SHARDS, shard_key
+
+AUDIT_PREFIX = "A#"
+AUDIT_CURSOR = re.compile(r"^A#[0-9]{13}#[0-9a-f]{6}$")
+LIST_CURSOR = re.compile(r"^C#[0-9]{10}#[a-z0-9-]{1,40}$")
+LIST_MONTHS = 13  # the public list looks back this many months of creation at most
+_TABLE_PROJECTION = "#ref, #status, deadline, version"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One organizer action: who (the organizer, by token generation), what, when."""
+
+    at_ms: int
+    action: str
+    token_generation: int
+    detail: dict[str, Any] = field(default_factory=dict)
+    actor: str = "organizer"
+    key: str = ""  # the sort key: the next page's cursor
+
+    def item(self, tournament: str, expires_at: int) -> dict[str, Any]:
+        """The DynamoDB item of this entry (a fresh key unless it has one)."""
+        key = self.key or f"{AUDIT_PREFIX}{self.at_ms:013d}#{secrets.token_hex(3)}"
+        return {
+            "pk": {"S": audit_pk(tournament)},
+            "sk": {"S": key},
+            "kind": {"S": "audit_entry"},
+            "at_ms": {"N": str(self.at_ms)},
+            "actor": {"S": self.actor},
+            "token_generation": {"N": str(self.token_generation)},
+            "action": {"S": self.action},
+            "detail": {"S": json.dumps(self.detail, separators=(",", ":"))},
+            "expires_at": {"N": str(expires_at)},
+        }
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any]) -> AuditEntry:
+        """The inverse of `item`."""
+        return cls(
+            at_ms=int(item["at_ms"]["N"]),
+            action=item["action"]["S"],
+            token_generation=int(item["token_generation"]["N"]),
+            detail=json.loads(item["detail"]["S"]),
+            actor=item["actor"]["S"],
+            key=item["sk"]["S"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """What the live status needs of a table: projected, a few bytes a table."""
+
+    ref: str
+    status: str  # playing, over, bye, cancelled
+    deadline: int
+    version: int
+
+
+def audit_pk(tournament: str) -> str:
+    """The partition of a tournament's audit trail."""
+    return f"T#{tournament}#AUDIT"
+
+
+def _meta_key(tournament: str) -> dict[str, Any]:
+    return {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}}
+
+
+class OrganizerStore(JobStore):
+    """The repository, plus what only the organizer's routes write and read."""
+
+    def append_audit(self, tournament: str, entry: AuditEntry, expires_at: int) -> None:
+        """Add `entry` to the trail (never overwriting one)."""
+        self._call(
+            self._client.put_item,
+            TableName=self._table,
+            Item=entry.item(tournament, expires_at),
+            ConditionExpression="attribute_not_exists(pk)",
+        )
+
+    def audit_page(
+        self, tournament: str, after: str | None, limit: int
+    ) -> tuple[list[AuditEntry], str | None]:
+        """Up to `limit` entries after the cursor `after`, oldest first, and the next cursor."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": audit_pk(tournament)},
+                ":prefix": {"S": AUDIT_PREFIX},
+            },
+            "ConsistentRead": True,
+            "Limit": limit,
+        }
+        if after is not None:
+            kwargs["ExclusiveStartKey"] = {"pk": {"S": audit_pk(tournament)}, "sk": {"S": after}}
+        page = self._call(self._client.query, **kwargs)
+        entries = [AuditEntry.from_item(item) for item in page["Items"]]
+        following = page.get("LastEvaluatedKey", {}).get("sk", {}).get("S")
+        return entries, following
+
+    def recent_tournaments(
+        self, before: str | None, limit: int, now: float
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to `limit` tournaments created before the cursor `before` (the sort key of
+        the last one shown), newest first, and the next cursor: a Query per month of
+        creation, from the cursor's month (or this one) back, never a Scan."""
+        start = int(before.split("#")[1]) if before else int(now)
+        found: list[dict[str, Any]] = []
+        for month in _months_back(start, LIST_MONTHS):
+            kwargs: dict[str, Any] = {
+                "TableName": self._table,
+                "KeyConditionExpression": "pk = :pk AND sk < :before",
+                "ExpressionAttributeValues": {
+                    ":pk": {"S": f"LIST#{month}"},
+                    ":before": {"S": before or "D"},  # "D" sorts after every "C#…"
+                },
+                "ScanIndexForward": False,
+                "Limit": limit - len(found),
+            }
+            page = self._call(self._client.query, **kwargs)
+            found.extend(page["Items"])
+            if len(found) == limit:
+                break
+        rows = [
+            {
+                "tournament_id": item["id"]["S"],
+                "name": item["name"]["S"],
+                "game": item["game"]["S"],
+                "created_at": int(item["created_at"]["N"]),
+                "key": item["sk"]["S"],
+            }
+            for item in found
+        ]
+        following = rows[-1]["key"] if len(rows) == limit else None
+        return rows, following
+
+    def rotate_organizer(
+        self,
+        tournament: str,
+        *,
+        old_hash: str,
+        new_hash: str,
+        generation: int,
+        entry: AuditEntry,
+        expires_at: int,
+    ) -> bool:
+        """Replace the organizer token's hash if it is still `old_hash` (the old token
+        stops working with this write), with its audit entry; False if it changed."""
+        reasons = self._transact_if(
+            [
+                {
+                    "Update": {
+                        "TableName": self._table,
+                        "Key": _meta_key(tournament),
+                        "UpdateExpression": "SET organizer_hash = :new, organizer_generation = :g",
+                        "ConditionExpression": "organizer_hash = :old",
+                        "ExpressionAttributeValues": {
+                            ":new": {"S": new_hash},
+                            ":old": {"S": old_hash},
+                            ":g": {"N": str(generation)},
+                        },
+                    }
+                },
+                self._audit_put(tournament, entry, expires_at),
+            ]
+        )
+        return reasons is None
+
+    def cancel_tournament(
+        self, tournament: str, allowed: Sequence[str], entry: AuditEntry, expires_at: int
+    ) -> None:
+        """Make the tournament `cancelled` if its status is one of `allowed`, closing
+        registration on all 64 shards, with its audit entry, in one transaction."""
+        names = {f":s{i}": {"S": s} for i, s in enumerate(allowed)}
+        meta = {
+            "Update": {
+                "TableName": self._table,
+                "Key": _meta_key(tournament),
+                "UpdateExpression": "SET #status = :cancelled",
+                "ConditionExpression": f"#status IN ({', '.join(names)})",
+                "ExpressionAttributeNames": {"#status": "status"},
+                "ExpressionAttributeValues": {":cancelled": {"S": Status.CANCELLED}, **names},
+            }
+        }
+        shards = [
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": shard_key(tournament, shard),
+                    "UpdateExpression": "SET #open = :closed",
+                    "ConditionExpression": "attribute_exists(pk)",
+                    "ExpressionAttributeNames": {"#open": "open"},
+                    "ExpressionAttributeValues": {":closed": {"BOOL": False}},
+                }
+            }
+            for shard in range(SHARDS)
+        ]
+        audit = self._audit_put(tournament, entry, expires_at)
+        if self._transact_if([meta, audit, *shards]) is not None:
+            raise WrongStatus(
+                f"the tournament must be {' or '.join(allowed)} to be cancelled",
+                rule="tournament status",
+            )
+
+    def remove_player(
+        self,
+        player: PlayerRecord,
+        name_claim: dict[str, Any],
+        before_start: Sequence[str],
+        entry: AuditEntry,
+    ) -> None:
+        """Remove a registered player who is not seated: their item and name claim go,
+        their shard counts one less, only while the tournament is still before its
+        start (one of `before_start`), with the audit entry, in one transaction."""
+        names = {f":s{i}": {"S": s} for i, s in enumerate(before_start)}
+        tournament = player.tournament
+        reasons = self._transact_if(
+            [
+                {
+                    "ConditionCheck": {
+                        "TableName": self._table,
+                        "Key": _meta_key(tournament),
+                        "ConditionExpression": f"#status IN ({', '.join(names)})",
+                        "ExpressionAttributeNames": {"#status": "status"},
+                        "ExpressionAttributeValues": names,
+                    }
+                },
+                {
+                    "Delete": {
+                        "TableName": self._table,
+                        "Key": {
+                            "pk": {"S": tournament_pk(tournament)},
+                            "sk": {"S": PLAYER_PREFIX + player.id},
+                        },
+                        "ConditionExpression": "attribute_exists(pk)",
+                    }
+                },
+                {
+                    "Update": {
+                        "TableName": self._table,
+                        "Key": shard_key(tournament, player.registration_shard),
+                        "UpdateExpression": "SET taken = taken - :one",
+                        "ConditionExpression": "taken >= :one",
+                        "ExpressionAttributeValues": {":one": {"N": "1"}},
+                    }
+                },
+                {
+                    "Delete": {
+                        "TableName": self._table,
+                        "Key": name_claim,
+                        "ConditionExpression": "player = :player",
+                        "ExpressionAttributeValues": {":player": {"S": player.id}},
+                    }
+                },
+                self._audit_put(tournament, entry, player.expires_at),
+            ]
+        )
+        if reasons is None:
+            return
+        if reasons[0] == "ConditionalCheckFailed":
+            raise WrongStatus(
+                "the tournament has started: a seated player is disqualified, not removed",
+                rule="disqualify",
+            )
+        raise NotFound(f"player {player.id} is no longer registered", rule="player")
+
+    def mark_player_disqualified(self, tournament: str, player: str) -> bool:
+        """Mark a player disqualified unless they are out already (an exit); marking
+        again changes nothing, so a disqualification cut short can be repeated."""
+        return self._write_if(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + player}},
+            UpdateExpression="SET disqualified = :true",
+            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(exit_round)",
+            ExpressionAttributeValues={":true": {"BOOL": True}},
+        )
+
+    def table_states(self, tournament: str, refs: Sequence[str]) -> list[TableState]:
+        """The seated tables among `refs`, projected to what the live status needs."""
+        extra = {
+            "ProjectionExpression": _TABLE_PROJECTION,
+            "ExpressionAttributeNames": {"#ref": "ref", "#status": "status"},
+        }
+        return [
+            TableState(
+                ref=item["ref"]["S"],
+                status=item["status"]["S"],
+                deadline=int(item["deadline"]["N"]) if "deadline" in item else 0,
+                version=int(item["version"]["N"]),
+            )
+            for item in self._batch_get(tournament, refs, extra)
+        ]
+
+    def _audit_put(self, tournament: str, entry: AuditEntry, expires_at: int) -> dict[str, Any]:
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": entry.item(tournament, expires_at),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+
+
+def _months_back(epoch: int, count: int) -> list[str]:
+    """`yyyy-mm` of the month of `epoch` and the `count - 1` before it."""
+    moment = time.gmtime(epoch)
+    year, month = moment.tm_year, moment.tm_mon
+    months = []
+    for _ in range(count):
+        months.append(f"{year:04d}-{month:02d}")
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return months

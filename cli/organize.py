@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
+from urllib.parse import quote
 
 import segno
 
@@ -63,6 +65,15 @@ def add_parser(commands: Any) -> None:
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option"
     )
     create.add_argument("--no-qr", action="store_true", help="no QR code of the join link")
+    create.add_argument(
+        "--join-code", help="players must type this code to register (4-32 letters, digits, -)"
+    )
+    create.add_argument(
+        "--organizer-key",
+        default=os.environ.get("KNOBELCUP_ORGANIZER_KEY"),
+        help="the deployment's key for creating tournaments, where it sets one"
+        " (default: $KNOBELCUP_ORGANIZER_KEY)",
+    )
     _common(verbs.add_parser("list", help="the tournaments this computer created"))
     for verb in TOURNAMENT_VERBS:
         parser = verbs.add_parser(verb, help=_HELP[verb])
@@ -177,15 +188,21 @@ class Organizer:
             body["player_limit"] = args.player_limit
         if args.turn_timeout is not None:
             body["turn_timeout_seconds"] = args.turn_timeout
-        made = self._requests.ok("POST", "/tournaments", body, idempotent=False)
+        if args.join_code:
+            body["join_code"] = args.join_code
+        made = self._requests.ok(
+            "POST", "/tournaments", body, idempotent=False, token=args.organizer_key
+        )
         tournament, token = made["tournament_id"], made["organizer_token"]
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self._ring.keep(KeptTournament(tournament, self._url, token, args.name, now))
-        join = f"{self._url}/tournaments/{tournament}/play"
+        code = f"?code={quote(args.join_code)}" if args.join_code else ""
+        join = f"{self._url}/tournaments/{tournament}/play{code}"
         self._say(f"Tournament {tournament} created ({made['status']}).")
         self._say(f"Organizer token (shown only now; kept in {self._ring.path}):\n  {token}")
         self._say(f"Players join at {join}")
-        self._say(f"Projector: {self._url}/tournaments/{tournament}/bracket?projector=1")
+        projector = f"{self._url}/tournaments/{tournament}/bracket?projector=1"
+        self._say(f"Projector: {projector}{code.replace('?', '&')}")
         if not args.no_qr:
             segno.make(join, error="m", micro=False).terminal(out=self._out, compact=True)
         return 0

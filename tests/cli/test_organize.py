@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import itertools
 import stat
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -19,7 +21,8 @@ from cli.main import build_parser
 from cli.organize import run
 from cli.organizer_tokens import TokenFile
 from functions.api.app import lambda_handler
-from functions.wiring import use_services
+from functions.wiring import services, use_services
+from infra.admission import Admission
 from infra.bootstrap import build_jobs, build_services
 from infra.dice import SeededDice
 from infra.jobs import JobRunner
@@ -149,3 +152,22 @@ def test_the_old_token_fails_after_a_rotation(service: InProcess, tmp_path: Path
     organize(service, ring, "rotate-token", kept.tournament_id)
     code, _ = organize(service, ring, "open", kept.tournament_id, "--token", kept.token)
     assert code == 1
+
+
+def test_create_with_the_deployment_s_key_and_a_join_code(
+    service: InProcess, tmp_path: Path
+) -> None:
+    key_hash = hashlib.sha256(b"pub-key").hexdigest()
+    use_services(replace(services(), admission=Admission(organizer_key_hash=key_hash)))
+    ring = tmp_path / "tournaments.json"
+    code, _ = organize(service, ring, "create", "--name", "Stammtisch", "--no-qr")
+    assert code != 0 and not TokenFile(ring).all()  # the deployment wants its key
+    code, out = organize(
+        service, ring, "create", "--name", "Stammtisch", "--no-qr",
+        "--organizer-key", "pub-key", "--join-code", "WUERFEL",
+    )  # fmt: skip
+    [kept] = TokenFile(ring).all()
+    assert code == 0 and f"/tournaments/{kept.tournament_id}/play?code=WUERFEL" in out
+    assert "bracket?projector=1&code=WUERFEL" in out
+    read = service.ok("GET", f"/tournaments/{kept.tournament_id}")
+    assert read["join_code_required"] is True

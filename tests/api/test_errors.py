@@ -137,8 +137,8 @@ def test_unknown_ids_are_404(stack: Stack, path: str) -> None:
 @pytest.mark.parametrize(
     ("method", "path", "allowed"),
     [
-        ("TRACE", "/tournaments", "POST"),
-        ("GET", "/tournaments", "POST"),
+        ("TRACE", "/tournaments", "GET, POST"),
+        ("DELETE", "/tournaments", "GET, POST"),
         ("DELETE", "/tournaments/t-x/tables/R1-1", "GET"),
         ("PUT", "/tournaments/t-x/tables/R1-1/actions", "POST"),
     ],

@@ -18,7 +18,10 @@ import pytest
 
 from infra.connections import Connection, table_watchers, tournament_watchers
 from infra.deadlines import INDEX, SHARDS
+from infra.records import tournament_pk
+from infra.registration import name_claim_key
 from infra.sweeper import MARGIN_SECONDS
+from infra.tokens import new_id
 from local.event_filters import matches
 from local.provision import TEMPLATE_PATH, load_template
 
@@ -379,6 +382,11 @@ def _actions(statement: dict[str, Any]) -> list[str]:
 CONNECTION_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CONN#*", "T#*#WATCH"]}}
 
 
+REMOVED_PLAYER_KEYS = {
+    "ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#t-??????????", "T#t-??????????#NAME#*"]}
+}
+
+
 def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]) -> None:
     statements = list(_statements(template))
     assert {name for name, _ in statements} >= {
@@ -399,10 +407,30 @@ def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]
             assert action != "dynamodb:Scan", (name, action)
             if action == "dynamodb:DeleteItem":
                 assert _actions(statement) == [action], name
-                assert statement["Condition"] == CONNECTION_KEYS, name
+                allowed = REMOVED_PLAYER_KEYS if name == "ApiFunction" else CONNECTION_KEYS
+                assert statement["Condition"] == allowed, name
                 deleters.add(name)
         assert statement["Resource"] != "*", name
-    assert deleters == {"SocketFunction", "PublisherFunction"}
+    assert deleters == {"SocketFunction", "PublisherFunction", "ApiFunction"}
+
+
+def test_the_api_may_delete_a_removed_player_and_their_name_claim_and_nothing_else() -> None:
+    patterns = REMOVED_PLAYER_KEYS["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+
+    def deletable(key: str) -> bool:  # IAM's StringLike: `?` one character, `*` any run
+        return any(fnmatch.fnmatchcase(key, pattern) for pattern in patterns)
+
+    tournament = new_id("t")
+    assert deletable(tournament_pk(tournament))
+    assert deletable(name_claim_key(tournament, "anna")["pk"]["S"])
+    for kept in (
+        f"T#{tournament}#TABLE#R1-1",
+        f"T#{tournament}#REG#07",
+        f"T#{tournament}#AUDIT",
+        tournament_watchers(tournament),
+        "CONN#AbCd=",
+    ):
+        assert not deletable(kept), kept
 
 
 def test_the_connection_keys_match_what_may_be_deleted_and_nothing_else() -> None:

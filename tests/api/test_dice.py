@@ -20,6 +20,7 @@ from apiclient import Stack
 
 from cli import verify as verify_command
 from core.dice_proof import prove_table
+from core.fair_dice import DiceMismatch, verify_dice
 from infra.dice import SecretDice, SeededDice, seeded_server_seed
 from infra.publisher import StreamChange, events_of
 from infra.push import table_push
@@ -269,7 +270,18 @@ def _change_the_seed(log: dict[str, Any]) -> None:
 
 
 def _change_a_player_seed(log: dict[str, Any]) -> None:
-    log["dice"]["player_seeds"][0] += "x"
+    """A player's seed changed so that the first die of the first throw comes out
+    otherwise (one change in six leaves it: then the next suffix is taken)."""
+    first = _first_throw(log)["version"]
+    seed = log["dice"]["player_seeds"][0]
+    for suffix in "xyzuvwstqr":
+        log["dice"]["player_seeds"][0] = seed + suffix
+        try:
+            verify_dice(log["tournament"], log["table"], log["dice"], log["records"])
+        except DiceMismatch as mismatch:
+            if f"throw at version {first} " in str(mismatch) and "die 1 " in str(mismatch):
+                return
+    raise AssertionError("no changed seed changed the first throw")
 
 
 @pytest.mark.parametrize(

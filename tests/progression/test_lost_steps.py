@@ -51,8 +51,9 @@ def test_lost_finishes_and_deadlines_end_in_the_same_standings(
     assert calm.run()["status"] == "finished"
     expected = calm.standings()
 
-    # seed 19 loses the first finish and the seventh deadline firing, then more
-    losses = Deliveries(seed=19, drop=0.05, lose_deadline=0.05)
+    # seed 495 loses the first finish and the first deadline firing, then more (seed 19
+    # lost the seventh firing first: a Mariechen tournament with today's dice fires fewer)
+    losses = Deliveries(seed=495, drop=0.05, lose_deadline=0.05)
     run = tournament(local_stack, "lossy", game, options, deliveries=losses)
     stalls: list[list[str]] = []
     while True:

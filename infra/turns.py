@@ -103,7 +103,6 @@ class TurnService:
             )
         except StaleVersion:
             return self._after_lost_race(table, seat, version, action, key)
-        self._forfeit_disqualified(played, game, state)
         return _answer(played, game, state, events, player)
 
     def time_out(self, tournament: str, ref: str, version: int, player: str | None = None) -> bool:
@@ -140,7 +139,7 @@ class TurnService:
         if player is None:
             return False
         try:
-            played, state, _ = self._play(
+            self._play(
                 table,
                 game=game,
                 state=state,
@@ -152,7 +151,6 @@ class TurnService:
             )
         except StaleVersion:
             return False  # the player acted in the meantime
-        self._forfeit_disqualified(played, game, state)
         return True
 
     def disqualify(self, table: TableRecord, player: PlayerId) -> TableRecord:
@@ -166,24 +164,11 @@ class TurnService:
         if game.to_act(state) != player:
             self._repository.mark_disqualified(marked, table)
             return marked
-        played, state, _ = self._play(
+        played, _, _ = self._play(
             marked, game=game, state=state, player=player, action=Forfeit(),
             last_keys=table.last_keys, condition_from=table,
         )  # fmt: skip
-        return self._forfeit_disqualified(played, game, state)
-
-    def _forfeit_disqualified(self, table: TableRecord, game: Game[Any], state: Any) -> TableRecord:
-        """While a disqualified player is to act, forfeit for them: they are out the
-        moment the turn reaches them. Stops quietly if someone else wrote first."""
-        while not game.is_over(state) and (player := game.to_act(state)) in table.disqualified:
-            try:
-                table, state, _ = self._play(
-                    table, game=game, state=state, player=player, action=Forfeit(),
-                    last_keys=table.last_keys,
-                )  # fmt: skip
-            except StaleVersion:
-                break
-        return table
+        return played
 
     def player_view(self, tournament: str, ref: str, token: str) -> dict[str, Any]:
         """The table as the token holder may see it."""
@@ -277,20 +262,33 @@ class TurnService:
         move_due: bool = False,
         condition_from: TableRecord | None = None,
     ) -> tuple[TableRecord, Any, tuple[Event, ...]]:
-        """Draw the dice, apply `action` and save, conditional on the loaded version."""
-        rolled = self._roll(table, game.dice_needed(state, action))
+        """Draw the dice, apply `action`, then a forfeit for every disqualified player the
+        turn passes to (they are out the moment it reaches them, docs/rules.md §4.4), and
+        save it all in one write, conditional on the loaded version.
+
+        Returns the saved table, and the state and events right after `action`: what its
+        answer tells, the same as a retry replays it.
+        """
+        rolled = self._roll(table, table.version + 1, game.dice_needed(state, action))
         before = state
-        state, events = game.apply(state, player, action, rolled)
+        acted, events = game.apply(state, player, action, rolled)
+        moves = [*table.moves, Move(action, rolled)]
+        state = acted
+        while not game.is_over(state) and (out := game.to_act(state)) in table.disqualified:
+            dice = self._roll(table, len(moves) + 1, game.dice_needed(state, Forfeit()))
+            state, _ = game.apply(state, out, Forfeit(), dice)
+            moves.append(Move(Forfeit(), dice))
+        forfeited = len(moves) > table.version + 1
         over = game.is_over(state)
         if over:
             deadline = 0
-        elif table.deadline and same_turn(game, before, state, action):
+        elif not forfeited and table.deadline and same_turn(game, before, acted, action):
             deadline = table.deadline  # one deadline per turn: a throw, then its announcement
         else:
             deadline = deadline_after(self._clock(), table.seating.options)
         played = replace(
             table,
-            moves=[*table.moves, Move(action, rolled)],
+            moves=moves,
             last_keys=last_keys,
             ranking=game.outcome(state).ranking if over else (),
             deadline=deadline,  # the turn's in play after this action
@@ -302,11 +300,11 @@ class TurnService:
             played, loaded_version=table.version, loaded=condition_from or table
         )
         self._remember(played, state)
-        return played, state, tuple(events)
+        return played, acted, tuple(events)
 
-    def _roll(self, table: TableRecord, count: int) -> tuple[int, ...]:
-        """The dice of the action that makes the table's next version: from its server
-        and player seeds (docs/dice.md); from the source on a table seated before them."""
+    def _roll(self, table: TableRecord, version: int, count: int) -> tuple[int, ...]:
+        """The dice of the move that makes `version` of `table`: from its server and
+        player seeds (docs/dice.md); from the source on a table seated before them."""
         if not count:
             return ()
         if table.server_seed:
@@ -314,11 +312,11 @@ class TurnService:
                 table.server_seed,
                 tournament=table.tournament,
                 table=table.ref,
-                version=table.version + 1,
+                version=version,
                 count=count,
                 seeds=table.player_seeds,
             )
-        return self._dice.roll(count, at=f"{table.ref}@{table.version}")
+        return self._dice.roll(count, at=f"{table.ref}@{version - 1}")
 
     def _state(self, table: TableRecord) -> Any:
         cached = self._states.get((table.tournament, table.ref, table.version))

@@ -191,7 +191,9 @@ def test_a_disqualified_player_to_act_forfeits_at_once(stack: Stack) -> None:
     assert (again.status, again.body["code"]) == (409, "wrong_status")
 
 
-def test_a_disqualified_player_forfeits_the_moment_the_turn_reaches_them(stack: Stack) -> None:
+def test_a_disqualified_player_forfeits_the_moment_the_turn_reaches_them(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tournament, organizer, players = running(stack, 4)
     view = table_view(stack, tournament, "R1-1")["view"]
     seats = [p["id"] for p in table_view(stack, tournament, "R1-1")["players"]]
@@ -208,6 +210,15 @@ def test_a_disqualified_player_forfeits_the_moment_the_turn_reaches_them(stack: 
         "POST", path, {"version": view["version"], "action": {"kind": "throw"}}, token=token
     )
     assert thrown.status == 200, thrown.body
+    repository = services().turns._repository
+    saves: list[int] = []
+    save_table = repository.save_table
+
+    def counted(table: Any, *args: Any, **kwargs: Any) -> None:
+        saves.append(table.version)
+        save_table(table, *args, **kwargs)
+
+    monkeypatch.setattr(repository, "save_table", counted)
     announced = stack.api.call(
         "POST",
         path,
@@ -218,6 +229,9 @@ def test_a_disqualified_player_forfeits_the_moment_the_turn_reaches_them(stack: 
     after = table_view(stack, tournament, "R1-1")["view"]
     assert after["version"] == view["version"] + 3  # throw, announce, and their forfeit
     assert after["to_act"] not in (following, None)
+    assert saves == [after["version"]]  # the announcement and the forfeit: one write
+    # the answer tells the announcement as its retry would, before the forfeit
+    assert announced.body["view"]["version"] == view["version"] + 2
 
 
 def test_disqualifying_an_unknown_player_is_404(stack: Stack) -> None:

@@ -120,6 +120,11 @@ def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
     api.ok("POST", f"/tournaments/{tournament}/start", {"seed": "pub"}, token=organizer)
 
     phone.wait_for_selector("#cup-card:not([hidden])", timeout=WAIT_MS)
+    # the header read when the page opened said "1 player · open"; seated, it is current
+    phone.wait_for_function(
+        "() => document.querySelector('header .badge').textContent === 'running'"
+        " && document.querySelector('header .players').textContent === '3 players'"
+    )
     table = phone.text_content("#cup-table")
     watch = spectator.new_page()
     watch.goto(f"{site}/tables/{table}/watch")

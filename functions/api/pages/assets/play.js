@@ -148,6 +148,16 @@
     $("you-text").textContent = text;
   }
 
+  // A seating means the tournament has moved on (started, or a new round): the header
+  // read when the page opened would still say "open". Round 1's tables can be seated
+  // before the start job marks the tournament running, so "starting" is read again.
+  async function refreshHeader() {
+    const cup = await K.api("GET", base);
+    if (cup.status !== 200) return;
+    showTournament(cup.body);
+    if (cup.body.status === "starting") setTimeout(refreshHeader, 1000);
+  }
+
   // The header as the tournament stands now: its status and how many play.
   function showTournament(cup) {
     const badge = document.querySelector("header .badge");
@@ -300,7 +310,7 @@
   function onMessage(message) {
     if (message.type === "seated" && message.table !== table) {
       learnNames(message.players);
-      openTable(message.table);
+      openTable(message.table).then(refreshHeader);
     } else if (message.type === "table_events" && message.table === table) {
       learnNames(message.players);
       const first = message.records.length ? message.records[0].version : message.version;

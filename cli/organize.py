@@ -158,8 +158,7 @@ class Organizer:
             shown = post(f"{base}/start", token, body)
             self._say(f"{args.tournament}: {shown['status']}, seed {shown['seed']}")
         elif args.verb == "cancel":
-            shown = post(f"{base}/cancel", token)
-            self._say(f"{args.tournament}: cancelled, {shown['tables_stopped']} tables stopped")
+            self.cancel(base, token)
         elif args.verb == "rotate-token":
             self.rotate(args.tournament, token)
         elif args.verb == "disqualify":
@@ -235,6 +234,15 @@ class Organizer:
         self._ring.keep(KeptTournament(tournament, self._url, fresh, name, created))
         self._say(f"New organizer token (generation {rotated['token_generation']}; the old one")
         self._say(f"no longer works; kept in {self._ring.path}):\n  {fresh}")
+
+    def cancel(self, base: str, token: str) -> None:
+        """Cancel, then follow the job that stops the tables in play until it is done."""
+        shown = self._post(f"{base}/cancel", token)
+        while shown["cancel_progress"] and shown["cancel_progress"]["stopping"]:
+            self._sleep(1)
+            shown = self._requests.ok("GET", base)
+        stopped = shown["cancel_progress"]["tables_stopped"] if shown["cancel_progress"] else 0
+        self._say(f"{shown['tournament_id']}: cancelled, {stopped} tables stopped")
 
     def status(self, base: str, token: str, watch: float | None) -> None:
         """The live status, once or every `watch` seconds until Ctrl-C or the end."""

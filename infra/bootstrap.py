@@ -118,13 +118,19 @@ def build_jobs(
 ) -> JobRunner:
     """The lifecycle jobs' runner over `client` (DynamoDB); `dice` makes the server seeds
     of round 1's tables (`SecretDice` when None)."""
+    from infra.cancel_job import CancelJob  # noqa: PLC0415
     from infra.finish_job import FinishJob  # noqa: PLC0415
-    from infra.jobs import JobRunner  # noqa: PLC0415
+    from infra.jobs import Job, JobRunner  # noqa: PLC0415
     from infra.start_job import StartJob  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
     start = StartJob(store, clock, dice=dice)
-    return JobRunner(store, {"start": start, "finish": FinishJob(store)})
+    jobs: dict[str, Job] = {
+        "start": start,
+        "finish": FinishJob(store),
+        "cancel": CancelJob(store),
+    }
+    return JobRunner(store, jobs)
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:

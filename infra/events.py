@@ -111,10 +111,10 @@ class TournamentFinished(DomainEvent):
 
 
 class JobStepReady(DomainEvent):
-    """A step of a tournament's lifecycle job (the start, the finish) may run: the
-    service's own event, which its job queue hears; subscribers may ignore it."""
+    """A step of a tournament's lifecycle job (the start, the finish, the cancellation)
+    may run: the service's own event, which its job queue hears; subscribers may ignore it."""
 
-    job: str = Field(description="Which job: start or finish.")
+    job: str = Field(description="Which job: start, finish or cancel.")
     step: int = Field(ge=0, description="The step to run: how many steps are done.")
 
 

@@ -9,7 +9,8 @@ and lists of player ids kept in chunks (docs/data-model.md).
 - `T#<t>#ORDER` / `C#<n>`: the seeded (or the organizer's) order, `ORDER_CHUNK` ids a
   chunk, so seating a page of round 1 reads only the chunks that hold its seats, and
   the finish job goes through the players in seeding order the same way;
-- the players' exits, a query page or a BatchGetItem at a time, for the finish job.
+- the players' exits, a query page or a BatchGetItem at a time, for the finish job;
+- the tables in play, a BatchGetItem at a time, for the cancel job.
 """
 
 from __future__ import annotations
@@ -102,6 +103,20 @@ class JobStore(ProgressStore):
                 f"a {job.name} job needs the tournament {status} and no other job running",
                 rule="jobs",
             )
+
+    # --- the tables in play (for the cancel job) -----------------------------------------
+
+    def table_statuses(self, tournament: str, refs: Sequence[str]) -> dict[str, str]:
+        """The status of each of `refs` that is seated (`playing`, `over`, `bye` or
+        `cancelled`)."""
+        extra = {
+            "ProjectionExpression": "#ref, #status",
+            "ExpressionAttributeNames": {"#ref": "ref", "#status": "status"},
+        }
+        return {
+            item["ref"]["S"]: item["status"]["S"]
+            for item in self._batch_get(tournament, refs, extra)
+        }
 
     # --- the players' exits (for the finish job) -----------------------------------------
 

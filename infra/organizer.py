@@ -21,6 +21,7 @@ from typing import Any
 
 from core.bracket import TableRef
 from core.names import name_key
+from infra import cancel_job
 from infra.errors import NotFound, StaleVersion, Unauthorized, WrongStatus
 from infra.organizer_store import AuditEntry, OrganizerStore
 from infra.records import PlayerRecord, Status, TournamentRecord
@@ -118,9 +119,10 @@ class OrganizerService:
 
     # --- cancellation -------------------------------------------------------------------
 
-    def cancel(self, tournament: str, token: str) -> tuple[TournamentRecord, int]:
-        """Cancel the tournament and stop its tables in play; returns it and how many
-        tables were stopped. Not while starting (wait for `running`) or once over."""
+    def cancel(self, tournament: str, token: str) -> TournamentRecord:
+        """Cancel the tournament: registration closes and nothing more is seated at once;
+        the cancel job it begins stops the tables in play (`infra.cancel_job`). Not while
+        starting (wait for `running`) or once over."""
         found = self._tournaments.authorize(tournament, token)
         if found.status not in CANCELLABLE:
             raise WrongStatus(
@@ -129,17 +131,10 @@ class OrganizerService:
                 rule="cancel",
             )
         entry = self._entry(found, "cancel", {"was": found.status})
-        self._store.cancel_tournament(found.id, CANCELLABLE, entry, found.expires_at)
-        stopped = 0
-        plan = self._tournaments.plan(found)
-        if plan is not None:
-            for round_number in range(1, plan.rounds + 1):
-                refs = [str(TableRef(round_number, i)) for i in range(plan.tables_in(round_number))]
-                for state in self._store.table_states(found.id, refs):
-                    if state.status == "playing":
-                        stopped += self._store.cancel_table(found.id, state.ref)
-        found.status = Status.CANCELLED
-        return found, stopped
+        job = cancel_job.begin()
+        self._store.cancel_tournament(found.id, CANCELLABLE, entry, found.expires_at, job)
+        found.status, found.job = Status.CANCELLED, job
+        return found
 
     # --- disqualification -------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from infra.errors import NotFound, WrongStatus
 from infra.job_store import JobStore
-from infra.records import META, PLAYER_PREFIX, PlayerRecord, Status, tournament_pk
+from infra.records import META, PLAYER_PREFIX, JobState, PlayerRecord, Status, tournament_pk
 from infra.registration import SHARDS, shard_key
 
 AUDIT_PREFIX = "A#"
@@ -190,19 +190,31 @@ class OrganizerStore(JobStore):
         return reasons is None
 
     def cancel_tournament(
-        self, tournament: str, allowed: Sequence[str], entry: AuditEntry, expires_at: int
+        self,
+        tournament: str,
+        allowed: Sequence[str],
+        entry: AuditEntry,
+        expires_at: int,
+        job: JobState,
     ) -> None:
         """Make the tournament `cancelled` if its status is one of `allowed`, closing
-        registration on all 64 shards, with its audit entry, in one transaction."""
+        registration on all 64 shards, with its audit entry, and begin `job` (it takes
+        the place of a finish job under way), in one transaction."""
         names = {f":s{i}": {"S": s} for i, s in enumerate(allowed)}
+        attributes = job.attributes()
         meta = {
             "Update": {
                 "TableName": self._table,
                 "Key": _meta_key(tournament),
-                "UpdateExpression": "SET #status = :cancelled",
+                "UpdateExpression": "SET #status = :cancelled, "
+                + ", ".join(f"{name} = :{name}" for name in attributes),
                 "ConditionExpression": f"#status IN ({', '.join(names)})",
                 "ExpressionAttributeNames": {"#status": "status"},
-                "ExpressionAttributeValues": {":cancelled": {"S": Status.CANCELLED}, **names},
+                "ExpressionAttributeValues": {
+                    ":cancelled": {"S": Status.CANCELLED},
+                    **names,
+                    **{f":{name}": value for name, value in attributes.items()},
+                },
             }
         }
         shards = [

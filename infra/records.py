@@ -57,6 +57,7 @@ class TournamentRecord:
     # which organizer token is valid: 1 for the one made at creation, one more with each
     # rotation (infra.organizer); the audit trail names it
     organizer_generation: int = 1
+    tables_stopped: int = 0  # once cancelled: the tables in play the cancel job stopped
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -87,6 +88,7 @@ class TournamentRecord:
             ),
             **(self.job.attributes() if self.job is not None else {}),
             **({"join_code_hash": {"S": self.join_code_hash}} if self.join_code_hash else {}),
+            **({"tables_stopped": {"N": str(self.tables_stopped)}} if self.tables_stopped else {}),
         }
 
     @classmethod
@@ -112,6 +114,7 @@ class TournamentRecord:
             job=JobState.from_item(item),
             join_code_hash=item.get("join_code_hash", {"S": ""})["S"],
             organizer_generation=int(item.get("organizer_generation", {"N": "1"})["N"]),
+            tables_stopped=int(item.get("tables_stopped", {"N": "0"})["N"]),
         )
 
 
@@ -124,11 +127,11 @@ class JobState:
     is the one that asks for the next, so no step can be lost between the two.
     """
 
-    name: str  # "start" or "finish"
+    name: str  # "start", "finish" or "cancel"
     step: int  # steps done so far
     phase: str  # where in the job: e.g. "roster", "order", "seat"
     cursor: str = ""  # the phase's own bookmark (JSON), "" at its beginning
-    done: int = 0  # progress to show: players seated, standings written
+    done: int = 0  # progress to show: players seated, standings written, tables stopped
 
     def attributes(self) -> dict[str, Any]:
         """The tournament item's attributes for this state."""

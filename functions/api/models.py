@@ -203,6 +203,13 @@ class StartProgress(Lazy):
     seated: int = Field(description="players seated at round 1's tables so far")
 
 
+class CancelProgress(Lazy):
+    """Once cancelled: how far stopping the tables in play has come."""
+
+    stopping: bool = Field(description="whether the cancel job is still stopping tables")
+    tables_stopped: int = Field(description="tables that were in play and now refuse actions")
+
+
 class TournamentView(Lazy):
     """A tournament as anyone may see it."""
 
@@ -230,6 +237,9 @@ class TournamentView(Lazy):
     )
     start_progress: StartProgress | None = Field(
         default=None, description="while starting: how far round 1's seating has come"
+    )
+    cancel_progress: CancelProgress | None = Field(
+        default=None, description="once cancelled: how far stopping its tables has come"
     )
     join_code_required: bool = Field(
         default=False, description="whether registering needs the tournament's join code"
@@ -425,14 +435,6 @@ class OrganizerTokenRotated(Lazy):
     tournament_id: str
     organizer_token: str
     token_generation: int = Field(description="1 for the token made at creation, +1 a rotation")
-
-
-class TournamentCancelled(Lazy):
-    """The tournament is cancelled: registration closed, every table in play stopped."""
-
-    tournament_id: str
-    status: str
-    tables_stopped: int = Field(description="tables that were in play and now refuse actions")
 
 
 class Disqualification(Lazy):

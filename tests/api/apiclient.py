@@ -16,8 +16,9 @@ Answer = HttpAnswer
 class ApiClient:
     """Sends requests through `lambda_handler`; remembers every answer for leak scans.
 
-    With `jobs`, a start that answers 202 is followed by its start job, run here to the
-    end, as the job function would on AWS (these stacks have no stream or queue)."""
+    With `jobs`, a start or a cancellation that answers 202 is followed by its job, run
+    here to the end, as the job function would on AWS (these stacks have no stream or
+    queue)."""
 
     answers: list[tuple[str | None, HttpAnswer]] = field(default_factory=list)
     jobs: JobRunner | None = None
@@ -35,7 +36,7 @@ class ApiClient:
         labels whose eyes the answer is for (None: anyone)."""
         answer = invoke_http(lambda_handler, method, path, body, **request)
         self.answers.append((viewer, answer))
-        if self.jobs is not None and answer.status == 202 and path.endswith("/start"):
+        if self.jobs is not None and answer.status == 202 and path.endswith(("/start", "/cancel")):
             self.jobs.run_to_end(answer.body["tournament_id"])
         return answer
 

@@ -40,6 +40,7 @@ def test_every_operation_documents_its_answers_with_the_real_error_body(stack: S
         ("post", "/tournaments"): "201",
         ("post", "/tournaments/{tournament_id}/players"): "201",
         ("post", "/tournaments/{tournament_id}/start"): "202",
+        ("post", "/tournaments/{tournament_id}/cancel"): "202",
         ("post", "/tournaments/{tournament_id}/organizer/token"): "201",
     }
     for path, operations in document["paths"].items():

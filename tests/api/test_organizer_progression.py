@@ -59,7 +59,9 @@ def test_a_table_seated_while_the_tournament_is_cancelled_is_stopped(stack: Stac
     end_by_disqualifying(stack, tournament, organizer, "R1-2")
     consumer.table_finished(finished(tournament, "R1-1"))  # knows the tournament running
     cancelled = stack.api.call("POST", f"/tournaments/{tournament}/cancel", token=organizer)
-    assert cancelled.body["tables_stopped"] == 0  # nothing in play: the final is not seated
+    assert cancelled.status == 202, cancelled.body
+    read = stack.api.call("GET", f"/tournaments/{tournament}").body
+    assert read["cancel_progress"]["tables_stopped"] == 0  # nothing in play: no final yet
     consumer.table_finished(finished(tournament, "R1-2"))  # late: seats the final
     final = services().turns._repository.get_table(tournament, "R2-1")
     assert final is not None and final.cancelled and not final.deadline

@@ -53,7 +53,7 @@ class InProcess:
         )
         if not 200 <= answer.status < 300:
             raise ApiError(method, path, answer)
-        if answer.status == 202 and path.endswith("/start"):
+        if answer.status == 202 and path.endswith(("/start", "/cancel")):
             self.jobs.run_to_end(answer.body["tournament_id"])
         return answer.body
 

@@ -9,12 +9,13 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from served import play_tournament, serve_in_session
+from served import open_cup, play_tournament, serve_in_session
 
 from cli.api_client import ApiClient
 
@@ -53,6 +54,40 @@ def test_a_tournament_runs_to_its_champion_through_the_local_runner(service_url:
     places = [row["place"] for row in finished["standings"]]
     assert places == list(range(1, len(places) + 1))
     assert finished["standings"][0]["player"] == finished["champion"]
+
+
+def test_a_cancellation_stops_the_tables_through_the_job_queue(service_url: str) -> None:
+    api = ApiClient(service_url)
+    tid, organizer = open_cup(api, "Cancelled cup", table_size=4, advance=2)
+    tokens = [
+        api.ok("POST", f"/tournaments/{tid}/players", {"name": f"p{n}"})["player_token"]
+        for n in range(12)
+    ]
+    api.ok("POST", f"/tournaments/{tid}/start", token=organizer)
+    read = _until(api, tid, lambda cup: cup["status"] == "running")
+    cancelled = api.call("POST", f"/tournaments/{tid}/cancel", token=organizer)
+    assert (cancelled.status, cancelled.body["status"]) == (202, "cancelled")
+    done = _until(api, tid, lambda cup: not cup["cancel_progress"]["stopping"])
+    assert done["cancel_progress"]["tables_stopped"] == read["rounds"][0]["tables"] == 3
+    me = api.ok("GET", f"/tournaments/{tid}/me", token=tokens[0])
+    acted = api.call(
+        "POST",
+        f"/tournaments/{tid}/tables/{me['table']}/actions",
+        {"version": 0, "action": {"kind": "throw"}},
+        token=tokens[0],
+    )
+    assert (acted.status, acted.body["code"]) == (409, "wrong_status")
+
+
+def _until(api: ApiClient, tournament: str, done: Callable[[Any], bool]) -> Any:
+    """The tournament read once `done` holds for it (within a minute)."""
+    ends = time.monotonic() + 60
+    while time.monotonic() < ends:
+        read = api.ok("GET", f"/tournaments/{tournament}")
+        if done(read):
+            return read
+        time.sleep(0.1)
+    raise AssertionError(f"tournament {tournament} never got there: {read}")
 
 
 def test_a_missed_turn_times_out_on_the_real_clock(service_url: str) -> None:

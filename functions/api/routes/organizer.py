@@ -21,9 +21,10 @@ from functions.api.models import (
     LiveStandingsPage,
     OrganizerStatus,
     OrganizerTokenRotated,
-    TournamentCancelled,
     TournamentList,
+    TournamentView,
 )
+from functions.api.routes.tournaments import tournament_view
 from functions.wiring import services
 from infra.organizer_store import AUDIT_CURSOR, LIST_CURSOR
 
@@ -96,15 +97,15 @@ def disqualify(
     tags=["organizer"],
     summary="Cancel the tournament",
     security=BEARER_SECURITY,
-    responses=answers(TournamentCancelled, *AUTH, 404, 409),
+    responses=answers(TournamentView, *AUTH, 404, 409, status=202),
 )
-def cancel(tournament_id: str) -> TournamentCancelled:
-    """Close registration, stop every table in play (they refuse actions with 409
-    `wrong_status`) and seat nothing more (organizer token)."""
-    tournament, stopped = services().organizer.cancel(tournament_id, _token())
-    return TournamentCancelled(
-        tournament_id=tournament.id, status=tournament.status, tables_stopped=stopped
-    )
+def cancel(tournament_id: str) -> tuple[dict[str, Any], int]:
+    """Close registration and seat nothing more, at once; answers 202 with the status
+    `cancelled`, and every table in play is stopped in the background, page by page
+    (they refuse actions with 409 `wrong_status`; `cancel_progress` in the tournament
+    read) (organizer token)."""
+    cancelled = services().organizer.cancel(tournament_id, _token())
+    return tournament_view(cancelled).model_dump(), 202
 
 
 @router.post(

@@ -11,6 +11,7 @@ from functions.api.auth import BEARER_SECURITY, OPTIONAL_BEARER, bearer_token
 from functions.api.caller import admit_creation
 from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import (
+    CancelProgress,
     CreateTournament,
     RoundSummary,
     RoundTables,
@@ -23,7 +24,7 @@ from functions.api.models import (
     TournamentView,
 )
 from functions.wiring import services
-from infra.records import TournamentRecord
+from infra.records import Status, TournamentRecord
 
 router = Router()
 
@@ -66,7 +67,7 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
 )
 def read_tournament(tournament_id: str) -> TournamentView:
     """Status, options, the bracket's rounds once started, and the standings once known."""
-    return _view(services().tournaments.get(tournament_id))
+    return tournament_view(services().tournaments.get(tournament_id))
 
 
 @router.post(
@@ -81,7 +82,7 @@ def open_registration(tournament_id: str) -> TournamentView:
     token = bearer_token(router.current_event.headers)
     opened = services().tournaments.set_registration(tournament_id, token, open=True)
     services().organizer.record(opened, "open_registration")
-    return _view(opened)
+    return tournament_view(opened)
 
 
 @router.post(
@@ -96,7 +97,7 @@ def close_registration(tournament_id: str) -> TournamentView:
     token = bearer_token(router.current_event.headers)
     closed = services().tournaments.set_registration(tournament_id, token, open=False)
     services().organizer.record(closed, "close_registration")
-    return _view(closed)
+    return tournament_view(closed)
 
 
 @router.post(
@@ -118,7 +119,7 @@ def start_tournament(
     how = body or StartTournament()
     started = services().tournaments.start(tournament_id, token, seed=how.seed, order=how.order)
     services().organizer.record(started, "start", seeding=started.seeding)
-    return _view(started).model_dump(), 202
+    return tournament_view(started).model_dump(), 202
 
 
 @router.get(
@@ -175,7 +176,8 @@ def read_standings(
     )
 
 
-def _view(tournament: TournamentRecord) -> TournamentView:
+def tournament_view(tournament: TournamentRecord) -> TournamentView:
+    """The tournament as anyone may see it, with the progress of a job under way."""
     plan = services().tournaments.plan(tournament)
     rounds = (
         []
@@ -203,6 +205,7 @@ def _view(tournament: TournamentRecord) -> TournamentView:
         champion_name=top[0].name if tournament.champion and top else None,
         standings=top,
         start_progress=_start_progress(tournament),
+        cancel_progress=_cancel_progress(tournament),
         join_code_required=bool(tournament.join_code_hash),
     )
 
@@ -217,3 +220,12 @@ def _start_progress(tournament: TournamentRecord) -> StartProgress | None:
     if job is None or job.name != "start":
         return None
     return StartProgress(phase=job.phase, seated=job.done if job.phase == "seat" else 0)
+
+
+def _cancel_progress(tournament: TournamentRecord) -> CancelProgress | None:
+    if tournament.status != Status.CANCELLED:
+        return None
+    job = tournament.job
+    if job is not None and job.name == "cancel":
+        return CancelProgress(stopping=True, tables_stopped=job.done)
+    return CancelProgress(stopping=False, tables_stopped=tournament.tables_stopped)

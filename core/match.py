@@ -9,7 +9,7 @@ whose turn it was, so a stored log cannot even express an action out of turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from core.actions import Action, Forfeit, Timeout
@@ -48,6 +48,19 @@ def replay(seating: Seating, moves: Sequence[Move], upto: int | None = None) -> 
 def actor(seating: Seating, moves: Sequence[Move], index: int) -> PlayerId:
     """Who took move number `index` (counting from 0)."""
     return _actor(get_game(seating.game), replay(seating, moves, index))
+
+
+def forfeit_disqualified(
+    game: Game[Any], state: Any, disqualified: Collection[PlayerId]
+) -> tuple[Any, list[Move]]:
+    """A forfeit for each disqualified player the turn reaches, while the match goes on:
+    they are out the moment it is their turn (docs/rules.md §4.4). The state after, and
+    the forfeits as moves (a forfeit throws no dice in any game)."""
+    forfeits: list[Move] = []
+    while not game.is_over(state) and (player := game.to_act(state)) in disqualified:
+        state, _ = game.apply(state, player, Forfeit(), ())
+        forfeits.append(Move(Forfeit(), ()))
+    return state, forfeits
 
 
 def same_turn(game: Game[Any], before: Any, after: Any, action: Action) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from core.bracket import (
     BracketPlan,
@@ -31,8 +32,9 @@ from core.bracket import (
 )
 from core.bracket.completion import completion_path
 from core.bracket.progression import Exit
-from core.match import Seating
+from core.match import Seating, forfeit_disqualified, replay
 from core.outcome import Outcome, Placement
+from core.registry import get_game
 from infra import finish_job
 from infra.deadlines import seated_at
 from infra.dice import DiceSource, SecretDice, seat_seeds
@@ -166,7 +168,7 @@ class ProgressionService:
             # disqualified while waiting for this table: they forfeit at their first turn
             disqualified=tuple(p for p in decision.players if players[p].disqualified),
         )
-        if self._store.seat_table(seated_at(table, self._clock())):
+        if self._store.seat_table(seated_at(_forfeits_owed(table), self._clock())):
             self._stop_if_cancelled(tournament.id, ref)
         for player in decision.players:
             self._store.move_player(tournament.id, player, ref, decision.table.round)
@@ -201,6 +203,21 @@ class ProgressionService:
             if not finishing:
                 raise
         self._running.pop(tournament.id, None)
+
+
+def _forfeits_owed(table: TableRecord) -> TableRecord:
+    """`table` with a forfeit for each disqualified player its first turns fall to
+    (docs/rules.md §4.4): it never waits a turn's deadline for one of them."""
+    if not table.disqualified:
+        return table
+    game = get_game(table.seating.game)
+    state = replay(table.seating, table.moves)
+    state, forfeits = forfeit_disqualified(game, state, table.disqualified)
+    if not forfeits:
+        return table
+    over = game.is_over(state)
+    ranking = game.outcome(state).ranking if over else ()
+    return replace(table, moves=[*table.moves, *forfeits], ranking=ranking)
 
 
 def _outcome(finished: TableFinished) -> Outcome:

@@ -21,7 +21,16 @@ from core.actions import Action, Forfeit, Timeout, action_from_dict
 from core.audit import event_record, log_records, records_after
 from core.errors import MatchOver, NotYourTurn
 from core.events import Event, PlayerId
-from core.match import Move, actor, replay, replay_log, replay_step, same_turn, turns
+from core.match import (
+    Move,
+    actor,
+    forfeit_disqualified,
+    replay,
+    replay_log,
+    replay_step,
+    same_turn,
+    turns,
+)
 from core.protocol import Game
 from core.registry import get_game
 from infra.deadlines import deadline_after
@@ -144,7 +153,8 @@ class TurnService:
                 game=game,
                 state=state,
                 player=player,
-                # a disqualified player seated before their first turn forfeits at its end
+                # a disqualified player to act forfeits (only on a table seated before
+                # the progression played their forfeit at the seating)
                 action=Forfeit() if player in table.disqualified else Timeout(),
                 last_keys=table.last_keys,
                 move_due=move_due,
@@ -269,20 +279,15 @@ class TurnService:
         Returns the saved table, and the state and events right after `action`: what its
         answer tells, the same as a retry replays it.
         """
-        rolled = self._roll(table, table.version + 1, game.dice_needed(state, action))
+        rolled = self._roll(table, game.dice_needed(state, action))
         before = state
         acted, events = game.apply(state, player, action, rolled)
-        moves = [*table.moves, Move(action, rolled)]
-        state = acted
-        while not game.is_over(state) and (out := game.to_act(state)) in table.disqualified:
-            dice = self._roll(table, len(moves) + 1, game.dice_needed(state, Forfeit()))
-            state, _ = game.apply(state, out, Forfeit(), dice)
-            moves.append(Move(Forfeit(), dice))
-        forfeited = len(moves) > table.version + 1
+        state, forfeits = forfeit_disqualified(game, acted, table.disqualified)
+        moves = [*table.moves, Move(action, rolled), *forfeits]
         over = game.is_over(state)
         if over:
             deadline = 0
-        elif not forfeited and table.deadline and same_turn(game, before, acted, action):
+        elif not forfeits and table.deadline and same_turn(game, before, acted, action):
             deadline = table.deadline  # one deadline per turn: a throw, then its announcement
         else:
             deadline = deadline_after(self._clock(), table.seating.options)
@@ -302,9 +307,9 @@ class TurnService:
         self._remember(played, state)
         return played, acted, tuple(events)
 
-    def _roll(self, table: TableRecord, version: int, count: int) -> tuple[int, ...]:
-        """The dice of the move that makes `version` of `table`: from its server and
-        player seeds (docs/dice.md); from the source on a table seated before them."""
+    def _roll(self, table: TableRecord, count: int) -> tuple[int, ...]:
+        """The dice of the action that makes the table's next version: from its server
+        and player seeds (docs/dice.md); from the source on a table seated before them."""
         if not count:
             return ()
         if table.server_seed:
@@ -312,11 +317,11 @@ class TurnService:
                 table.server_seed,
                 tournament=table.tournament,
                 table=table.ref,
-                version=version,
+                version=table.version + 1,
                 count=count,
                 seeds=table.player_seeds,
             )
-        return self._dice.roll(count, at=f"{table.ref}@{version - 1}")
+        return self._dice.roll(count, at=f"{table.ref}@{table.version}")
 
     def _state(self, table: TableRecord) -> Any:
         cached = self._states.get((table.tournament, table.ref, table.version))

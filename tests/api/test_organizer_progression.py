@@ -94,3 +94,27 @@ def test_a_player_disqualified_between_tables_is_seated_disqualified(stack: Stac
         assert final is not None
     forfeits = [i for i, m in enumerate(final.moves) if isinstance(m.action, Forfeit)]
     assert [actor(final.seating, final.moves, i) for i in forfeits] == [going_on]
+
+
+def test_a_table_never_waits_for_a_disqualified_player_to_act(stack: Stack) -> None:
+    """Both who went on from R1-1 are disqualified between tables: whichever of them the
+    final's first turn falls to forfeits as the final is seated, not at its deadline."""
+    tournament, organizer = running(stack)
+    consumer = progression(stack)
+    end_by_disqualifying(stack, tournament, organizer, "R1-1")
+    consumer.table_finished(finished(tournament, "R1-1"))
+    first = services().turns._repository.get_table(tournament, "R1-1")
+    assert first is not None
+    going_on = first.ranking[:2]
+    for player in going_on:
+        path = f"/tournaments/{tournament}/players/{player}/disqualify"
+        assert stack.api.call("POST", path, token=organizer).body["outcome"] == "disqualified"
+    end_by_disqualifying(stack, tournament, organizer, "R1-2")
+    consumer.table_finished(finished(tournament, "R1-2"))
+    final = services().turns._repository.get_table(tournament, "R2-1")
+    assert final is not None and set(final.disqualified) == set(going_on)
+    view = stack.api.call("GET", f"/tournaments/{tournament}/tables/R2-1").body["view"]
+    assert view["to_act"] not in going_on
+    forfeited = [actor(final.seating, final.moves, i) for i in range(final.version)]
+    assert set(forfeited) <= set(going_on)
+    assert all(isinstance(move.action, Forfeit) for move in final.moves)

@@ -57,7 +57,7 @@ def forfeit_disqualified(
     they are out the moment it is their turn (docs/rules.md §4.4). The state after, and
     the forfeits as moves (a forfeit throws no dice in any game)."""
     forfeits: list[Move] = []
-    while not game.is_over(state) and (player := game.to_act(state)) in disqualified:
+    while (player := game.to_act(state)) is not None and player in disqualified:
         state, _ = game.apply(state, player, Forfeit(), ())
         forfeits.append(Move(Forfeit(), ()))
     return state, forfeits

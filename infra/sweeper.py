@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -33,9 +34,9 @@ from infra.turns import TurnService
 PAGE_SIZE = 100  # index keys per Query
 MAX_VISITS = 10_000  # tables per run, whatever time is left
 MARGIN_SECONDS = 10.0  # stop when the function has less than this left
-# and in any case once 30% of the time the run started with is used: with the visit under
-# way, a run ends within a third of its Timeout even when DynamoDB is slow, as every
-# function's invocation should
+# and in any case before a step that would end past 30% of the time the run started with
+# (judged by the longest step so far): a run ends within a third of its Timeout even
+# when DynamoDB is slow, as every function's invocation should
 RUN_SHARE = 0.3
 
 
@@ -127,22 +128,29 @@ class DeadlineSweeper:
         now = self._clock()
         cutoff = math.floor(now) - self._grace
         report = SweepReport()
-        stop_below = max(MARGIN_SECONDS, time_left() * (1 - RUN_SHARE))
-        for tournament, ref, due_at in self._overdue(cutoff):
-            if report.visited >= self._max_visits or time_left() < stop_below:
+        budget = _Budget(time_left)
+        for tournament, ref, due_at in self._overdue(cutoff, budget, report):
+            if report.visited >= self._max_visits or not budget.allows():
                 report.complete = False
                 break
             report.visited += 1
-            self._visit(tournament, ref, due_at, now, report)
+            with budget.step():
+                self._visit(tournament, ref, due_at, now, report)
         return report
 
-    def _overdue(self, cutoff: int) -> Iterator[tuple[str, str, int]]:
+    def _overdue(
+        self, cutoff: int, budget: _Budget, report: SweepReport
+    ) -> Iterator[tuple[str, str, int]]:
         """Every shard's overdue tables, a page of each shard in turn, so that a run cut
         short by its budget has looked at every shard."""
         cursors: dict[str, dict[str, Any] | None] = dict.fromkeys(SHARDS)
         while cursors:
             for shard, start in list(cursors.items()):
-                found, following = self._store.overdue(shard, cutoff, start)
+                if not budget.allows():
+                    report.complete = False
+                    return
+                with budget.step():
+                    found, following = self._store.overdue(shard, cutoff, start)
                 yield from found
                 if following is None:
                     del cursors[shard]
@@ -167,3 +175,23 @@ class DeadlineSweeper:
             changed = self._store.move_due(table, table.deadline)
             report.moved_on += changed
             report.unchanged += not changed
+
+
+class _Budget:
+    """The time a run may use: a step (a page of the index, a visit) begins only if one as
+    long as the longest so far would end within it, so that a slow Query at the end of a
+    run does not carry it past its share."""
+
+    def __init__(self, time_left: Callable[[], float]) -> None:
+        self._time_left = time_left
+        self._stop_below = max(MARGIN_SECONDS, time_left() * (1 - RUN_SHARE))
+        self._longest = 0.0
+
+    def allows(self) -> bool:
+        return self._time_left() - self._longest >= self._stop_below
+
+    @contextmanager
+    def step(self) -> Iterator[None]:
+        before = self._time_left()
+        yield
+        self._longest = max(self._longest, before - self._time_left())

@@ -305,15 +305,48 @@ def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
     out_of_time = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=lambda: 5.0)
     assert (out_of_time.visited, out_of_time.complete) == (0, False)
 
-    # 7 s pass between checks of a 50 s run: 30% of it (15 s) is used after 2 visits
-    remaining = iter(range(50, 0, -7))
-    a_third = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=lambda: next(remaining))
+    # a 50 s run whose visits take 7 s each: a third visit would end past 30% of it (15 s)
+    run = RunClock(50.0)
+    visit = DeadlineSweeper._visit
+    monkeypatch.setattr(DeadlineSweeper, "_visit", lambda *args: (run.spend(7.0), visit(*args))[1])
+    a_third = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=run)
     assert (a_third.visited, a_third.complete) == (2, False)
+    assert run.left == 50.0 - 2 * 7.0
+    monkeypatch.setattr(DeadlineSweeper, "_visit", visit)
 
     rest = DeadlineSweeper(store, turns, cup.clock, max_visits=2).sweep()
     assert (rest.visited, rest.timed_out, rest.complete) == (1, 1, True), "the one left over"
     versions = sorted(cup.table(f"R1-{n}").version for n in (1, 2, 3))
     assert versions == [1, 1, 1]
+
+
+def test_a_slow_page_of_the_index_does_not_carry_a_run_past_its_share(
+    cup: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cup = cup(12)
+    cup.lose_deadlines()
+    cup.clock.now = int(NOW) + TIMEOUT + GRACE_SECONDS
+    store = cup.store
+    run = RunClock(50.0)
+    overdue = store.overdue
+    monkeypatch.setattr(store, "overdue", lambda *args: (run.spend(12.0), overdue(*args))[1])
+    turns = TurnService(store, PlaceSeededDice("dice"), cup.clock)
+    report = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=run)
+    assert not report.complete
+    assert 50.0 - run.left <= 50.0 / 3  # one page: a second as slow would end past 30%
+
+
+@dataclass
+class RunClock:
+    """The seconds left of a function's run, as `time_left`; spent by patched steps."""
+
+    left: float
+
+    def __call__(self) -> float:
+        return self.left
+
+    def spend(self, seconds: float) -> None:
+        self.left -= seconds
 
 
 def test_the_local_delivery_runs_the_sweeper_every_minute(cup: Any) -> None:

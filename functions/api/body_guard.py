@@ -5,7 +5,7 @@ escape as exceptions any bug could also raise: bytes that are not UTF-8
 (`UnicodeDecodeError`) and JSON nested deeper than Python's recursion limit
 (`RecursionError`). Checking the body here, once, keeps both apart from real errors.
 A body that says it is not JSON (`Content-Type: text/plain`, say) is refused with 415:
-every body the API takes is JSON.
+every body the API takes is JSON, and a JSON object (or null, as good as none).
 """
 
 from __future__ import annotations
@@ -33,11 +33,15 @@ def refuse_bad_body(event: dict[str, Any]) -> dict[str, Any] | None:
             415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)"
         )
     try:
-        json.loads(text)
+        parsed = json.loads(text)
     except RecursionError:
         return _bad("the body's JSON is nested too deeply")
     except ValueError:
         return None  # malformed JSON: the route's validation answers it, naming the field
+    if parsed is not None and not isinstance(parsed, dict):
+        # Powertools would take an array for its first element (its rule for repeated
+        # query parameters): `[null]` as no body, `[{...}]` as the object
+        return _bad("the body must be a JSON object")
     return None
 
 

@@ -310,6 +310,27 @@ def test_a_body_that_is_not_json_is_415_and_registers_nobody(
     assert stack.api.call("GET", f"/tournaments/{tournament}").body["player_count"] == 0
 
 
+@pytest.mark.parametrize("body", ["[null, null]", '[{"seed": "pub"}]', '"start"', "7"])
+def test_a_body_that_is_no_object_is_400_and_starts_nothing(stack: Stack, body: str) -> None:
+    """An array was taken for its first element (Powertools' rule for repeated query
+    parameters), so `[null, null]` started a tournament as if no body had been sent."""
+    created = stack.api.call("POST", "/tournaments", {"game": "maexchen"}).body
+    tournament, organizer = created["tournament_id"], created["organizer_token"]
+    stack.api.call("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
+    for number in range(2):
+        stack.api.call("POST", f"/tournaments/{tournament}/players", {"name": f"p{number}"})
+    answer = stack.api.call(
+        "POST",
+        f"/tournaments/{tournament}/start",
+        body,
+        token=organizer,
+        headers={"content-type": "application/json"},
+    )
+    assert (answer.status, answer.body["code"], answer.body["field"]) == (400, "bad_body", "body")
+    assert answer.body["message"] == "the body must be a JSON object"
+    assert stack.api.call("GET", f"/tournaments/{tournament}").body["status"] == "open"
+
+
 def test_json_nested_a_thousand_deep_is_400(stack: Stack) -> None:
     deep = "[" * 1000 + "]" * 1000
     answer = stack.api.call(

@@ -382,9 +382,12 @@ class AuditLog(Lazy):
 
 
 class LoggedAction(AsSent):
-    """An action as the log records it: `timeout` is the scheduler's, on a player's behalf."""
+    """An action as the log records it: `timeout` is the scheduler's, on a player's behalf;
+    `forfeit` a disqualified player's, played for them (docs/rules.md §4.4)."""
 
-    kind: Literal["throw", "blind_reroll", "announce", "doubt", "stop", "concede", "timeout"]
+    kind: Literal[
+        "throw", "blind_reroll", "announce", "doubt", "stop", "concede", "timeout", "forfeit"
+    ]
     value: int | None = Field(default=None, description="the value, for `announce` only")
 
 

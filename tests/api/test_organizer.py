@@ -185,6 +185,9 @@ def test_a_disqualified_player_to_act_forfeits_at_once(stack: Stack) -> None:
     assert after["view"]["to_act"] != to_act
     events = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1/log").body["records"]
     assert events[-1]["action"]["kind"] == "forfeit"
+    feed = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1/events")
+    assert feed.status == 200, feed.body  # the spectators' feed tells the forfeit too
+    assert feed.body["records"][-1]["action"]["kind"] == "forfeit"
     again = stack.api.call(
         "POST", f"/tournaments/{tournament}/players/{to_act}/disqualify", token=organizer
     )

@@ -14,6 +14,7 @@ from infra.events import TableFinished
 from infra.progression import ProgressionService
 from infra.publisher import table_finished_event
 from infra.settings import Settings
+from infra.table_item import TableRecord
 
 NOW = 1_800_000_000.0
 
@@ -69,13 +70,20 @@ def test_a_table_seated_while_the_tournament_is_cancelled_is_stopped(stack: Stac
     later.table_finished(finished(tournament, "R1-2"))
 
 
-def test_a_player_disqualified_between_tables_is_seated_disqualified(stack: Stack) -> None:
+def first_table_over(stack: Stack) -> tuple[str, str, ProgressionService, TableRecord]:
+    """A running tournament whose R1-1 is over and reported: the tournament, its
+    organizer's token, the progression that heard of R1-1, and R1-1 as stored."""
     tournament, organizer = running(stack)
     consumer = progression(stack)
     end_by_disqualifying(stack, tournament, organizer, "R1-1")
     consumer.table_finished(finished(tournament, "R1-1"))
     table = services().turns._repository.get_table(tournament, "R1-1")
     assert table is not None
+    return tournament, organizer, consumer, table
+
+
+def test_a_player_disqualified_between_tables_is_seated_disqualified(stack: Stack) -> None:
+    tournament, organizer, consumer, table = first_table_over(stack)
     going_on = table.ranking[0]
     answer = stack.api.call(
         "POST", f"/tournaments/{tournament}/players/{going_on}/disqualify", token=organizer
@@ -99,12 +107,7 @@ def test_a_player_disqualified_between_tables_is_seated_disqualified(stack: Stac
 def test_a_table_never_waits_for_a_disqualified_player_to_act(stack: Stack) -> None:
     """Both who went on from R1-1 are disqualified between tables: whichever of them the
     final's first turn falls to forfeits as the final is seated, not at its deadline."""
-    tournament, organizer = running(stack)
-    consumer = progression(stack)
-    end_by_disqualifying(stack, tournament, organizer, "R1-1")
-    consumer.table_finished(finished(tournament, "R1-1"))
-    first = services().turns._repository.get_table(tournament, "R1-1")
-    assert first is not None
+    tournament, organizer, consumer, first = first_table_over(stack)
     going_on = first.ranking[:2]
     for player in going_on:
         path = f"/tournaments/{tournament}/players/{player}/disqualify"

@@ -292,12 +292,18 @@ def test_the_sweeper_queries_the_index_by_shard_and_never_scans(cup: Any) -> Non
     assert {q["ExpressionAttributeValues"][":shard"]["S"] for q in queries} == set(SHARDS)
 
 
+def with_lost_deadlines(make: Any) -> Cup:
+    """Three tables of 4 whose deadlines were lost, the clock past them and their grace."""
+    cup: Cup = make(12)
+    cup.lose_deadlines()
+    cup.clock.now = int(NOW) + TIMEOUT + GRACE_SECONDS
+    return cup
+
+
 def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
     cup: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cup = cup(12)
-    cup.lose_deadlines()
-    cup.clock.now = int(NOW) + TIMEOUT + GRACE_SECONDS
+    cup = with_lost_deadlines(cup)
     monkeypatch.setattr("infra.sweeper.PAGE_SIZE", 1)  # pages of one key
     store = cup.store
     turns = TurnService(store, PlaceSeededDice("dice"), cup.clock)
@@ -323,9 +329,7 @@ def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
 def test_a_slow_page_of_the_index_does_not_carry_a_run_past_its_share(
     cup: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cup = cup(12)
-    cup.lose_deadlines()
-    cup.clock.now = int(NOW) + TIMEOUT + GRACE_SECONDS
+    cup = with_lost_deadlines(cup)
     store = cup.store
     run = RunClock(50.0)
     overdue = store.overdue

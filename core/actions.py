@@ -95,6 +95,14 @@ def action_to_dict(action: Action) -> dict[str, object]:
     return {"kind": action.kind}
 
 
+def logged_action_from_dict(data: Mapping[str, object]) -> Action:
+    """Parse an action as a table's log records it: any a player may send, or the forfeit
+    the service plays for a disqualified player."""
+    if data.get("kind") == Forfeit.kind:
+        return Forfeit()
+    return action_from_dict(data)
+
+
 def action_from_dict(data: Mapping[str, object]) -> Action:
     """Parse the JSON form of an action; raises `IllegalAction` naming the bad field."""
     kind = data.get("kind")

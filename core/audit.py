@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from core.actions import Action, action_from_dict, action_to_dict
+from core.actions import Action, action_to_dict, logged_action_from_dict
 from core.errors import KnobelcupError
 from core.events import DiceThrown, Event, PlayerId, Visibility, event_to_dict
 from core.outcome import Outcome
@@ -103,7 +103,7 @@ def _replay(records: Sequence[Mapping[str, Any]]) -> Outcome:
     for record in records[1:]:
         if "dice" not in record:
             raise AuditMismatch(f"version {record['version']}: dice not revealed yet")
-        action = action_from_dict(record["action"])
+        action = logged_action_from_dict(record["action"])
         state, events = game.apply(state, record["player"], action, tuple(record["dice"]))
         _expect(record, events)
     return game.outcome(state)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from apiclient import Stack
 
 from core.actions import Forfeit
+from core.dice_proof import prove_table
 from core.match import actor
 from functions.wiring import services
 from infra.bootstrap import build_progression
@@ -121,3 +122,12 @@ def test_a_table_never_waits_for_a_disqualified_player_to_act(stack: Stack) -> N
     forfeited = [actor(final.seating, final.moves, i) for i in range(final.version)]
     assert set(forfeited) <= set(going_on)
     assert all(isinstance(move.action, Forfeit) for move in final.moves)
+
+
+def test_a_table_ended_by_forfeits_proves_its_dice_and_its_outcome(stack: Stack) -> None:
+    """`knobelcup verify` and the watch page replay the log: a forfeit is in it."""
+    tournament, _, _, table = first_table_over(stack)
+    log = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1/log").body
+    assert [r["action"]["kind"] for r in log["records"][1:]].count("forfeit") == 2
+    proof = prove_table(log)
+    assert proof.outcome.ranking == table.ranking

@@ -77,6 +77,7 @@ class Narrator:
     options: dict[str, Any] = field(default_factory=dict)
     survivors: int = 1
     _last_throw: dict[str, str] = field(default_factory=dict)  # 42: what a turn ends with
+    _action: str | None = None  # the kind of the action of the record being told
 
     # --- words for players ---------------------------------------------------------
 
@@ -114,6 +115,7 @@ class Narrator:
         """One record of the feed in words (often one line; a doubt and its penalty are
         one sentence)."""
         events: list[Event] = list(record.get("events") or [])
+        self._action = (record.get("action") or {}).get("kind")
         said: list[str] = []
         index = 0
         while index < len(events):
@@ -198,6 +200,9 @@ class Narrator:
         return self.subject(self._penalty(event)) + "."
 
     def _player_forfeited(self, event: Event) -> str:
+        if self._action == "forfeit":  # the service's move for a disqualified player
+            disqualified = self.subject(self.does(event["player"], "is", "are"))
+            return f"{disqualified} disqualified: out of the table."
         return f"{self.actor(event['player'])} timed out too often: out of the table."
 
     def _player_eliminated(self, event: Event) -> str:

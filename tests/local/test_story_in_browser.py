@@ -15,7 +15,7 @@ from browser import WAIT_MS, chromium
 from playwright.sync_api import Page
 
 from cli.table_story import Narrator
-from core.actions import Timeout
+from core.actions import Forfeit, Timeout
 from core.audit import records_after
 from core.match import Move, Seating, replay_log
 from core.registry import get_game
@@ -45,13 +45,21 @@ def page() -> Iterator[Page]:
 
 
 def random_table(game_name: str, options: dict[str, object], seed: int) -> Any:
-    """A whole table of random legal actions (now and then a timeout); its log."""
+    """A whole table of random legal actions (now and then a timeout, rarely a
+    disqualified player's forfeit); its log."""
     game, chance = get_game(game_name), random.Random(seed)
     seating = Seating(game_name, SEATS, options, 1)
     state, _ = game.seat(seating.seats, options, seating.survivors)
     moves: list[Move] = []
     while game.to_act(state) is not None and len(moves) < 2_000:
-        action = Timeout() if chance.random() < 0.08 else chance.choice(game.legal_actions(state))
+        draw = chance.random()
+        action = (
+            Forfeit()  # the organizer disqualified the player to act
+            if draw < 0.04
+            else Timeout()
+            if draw < 0.10
+            else chance.choice(game.legal_actions(state))
+        )
         dice = tuple(chance.randint(1, 6) for _ in range(game.dice_needed(state, action)))
         state, _ = game.apply(state, game.to_act(state), action, dice)
         moves.append(Move(action, dice))
@@ -61,6 +69,7 @@ def random_table(game_name: str, options: dict[str, object], seed: int) -> Any:
 
 @pytest.mark.parametrize("game", sorted(OPTIONS))
 def test_the_browser_tells_a_table_as_the_terminal_does(page: Page, game: str) -> None:
+    told_disqualified = False
     for variant, options in enumerate(OPTIONS[game]):
         entries = random_table(game, options, seed=variant)
         for viewer in (None, *SEATS):
@@ -70,4 +79,6 @@ def test_the_browser_tells_a_table_as_the_terminal_does(page: Page, game: str) -
                 expected = [line for record in records for line in narrator.lines(record)]
                 told = page.evaluate(TELL_JS, [viewer, "R1-1", NAMES, records])
                 assert told == expected, (game, options, viewer, over)
+                told_disqualified |= any("disqualified: out of" in line for line in told)
         assert len(expected) > 20
+    assert told_disqualified, "a forfeit is told as a disqualification"

@@ -81,6 +81,7 @@
 
     lines(record) {
       const events = record.events || [];
+      this.action = record.action ? record.action.kind : null;
       const said = [];
       let index = 0;
       while (index < events.length) {
@@ -167,6 +168,9 @@
     }
 
     playerForfeited(event) {
+      if (this.action === "forfeit") {  // the service's move for a disqualified player
+        return this.subject(this.does(event.player, "is", "are")) + " disqualified: out of the table.";
+      }
       return this.actor(event.player) + " timed out too often: out of the table.";
     }
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.bracket import TableRef
 from core.names import name_key
@@ -54,6 +54,16 @@ class LiveStanding:
     place_from: int
     place_to: int
     disqualified: bool
+
+
+class LiveStandingsPage(NamedTuple):
+    """A page of the live standings: the tournament's status, the rows, how many players
+    are placed so far, and the next page's offset (None: the last page)."""
+
+    status: str
+    rows: list[LiveStanding]
+    placed: int
+    next_offset: int | None
 
 
 class OrganizerService:
@@ -265,25 +275,25 @@ class OrganizerService:
 
     def live_standings(
         self, tournament: str, token: str, offset: int, limit: int
-    ) -> tuple[list[LiveStanding], int, int | None]:
+    ) -> LiveStandingsPage:
         """The places already decided, best first (docs/rules.md §5.9): a player out
         in round r places below everyone who reached round r + 1 and above everyone out
-        earlier; their exact place is known once all of round r's exits are. Returns a
-        page, how many players are placed so far, and the next offset."""
+        earlier; their exact place is known once all of round r's exits are."""
         found = self._tournaments.authorize(tournament, token)
         plan = self._tournaments.plan(found)
         if plan is None:
-            return [], 0, None
+            return LiveStandingsPage(found.status, [], 0, None)
         # entering[r - 1]: players who play round r (byes included); 0 after the final
         entering = [sum(plan.table_sizes(r)) for r in range(1, plan.rounds + 1)] + [0]
-        out = [p for p in self._store.players(found.id) if p.exit is not None]
-        per_round = Counter(p.exit.round for p in out if p.exit is not None)
-        key = _standing_order
+        out_in: dict[int, list[PlayerRecord]] = {}
+        for player in self._store.players(found.id):
+            if player.exit is not None:
+                out_in.setdefault(player.exit.round, []).append(player)
         rows: list[LiveStanding] = []
-        for number in sorted(per_round, reverse=True):
+        for number in sorted(out_in, reverse=True):
             first, last = entering[number] + 1, entering[number - 1]
-            group = sorted((p for p in out if p.exit and p.exit.round == number), key=key)
-            decided = per_round[number] == last - first + 1
+            group = sorted(out_in[number], key=_standing_order)
+            decided = len(group) == last - first + 1
             for index, p in enumerate(group):
                 assert p.exit is not None
                 rows.append(
@@ -301,7 +311,7 @@ class OrganizerService:
                     )
                 )
         following = offset + limit if offset + limit < len(rows) else None
-        return rows[offset : offset + limit], len(rows), following
+        return LiveStandingsPage(found.status, rows[offset : offset + limit], len(rows), following)
 
     # --- helpers -----------------------------------------------------------------------
 

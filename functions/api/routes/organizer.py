@@ -63,15 +63,13 @@ def live_standings(
     """Everyone whose tournament has ended, best first, during play: a final place once
     their round's exits are all known, until then the range of places that is theirs
     (organizer token)."""
-    organizer = services().organizer
-    rows, placed, following = organizer.live_standings(tournament_id, _token(), offset, limit)
-    status = services().tournaments.get(tournament_id).status
+    page = services().organizer.live_standings(tournament_id, _token(), offset, limit)
     return LiveStandingsPage(
         tournament_id=tournament_id,
-        status=status,
-        placed=placed,
-        standings=[LiveStanding(**row_fields(row)) for row in rows],
-        next_offset=following,
+        status=page.status,
+        placed=page.placed,
+        standings=[LiveStanding(**row_fields(row)) for row in page.rows],
+        next_offset=page.next_offset,
     )
 
 

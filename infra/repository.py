@@ -337,23 +337,18 @@ class Repository:
 
         Raises `StaleVersion` if another request got there first; nothing is written then.
         """
-        disqualified = (loaded or table).disqualified
+        same_players, players = _disqualified_as(loaded or table)
         saved = self._write_if(
             self._client.put_item,
             TableName=self._table,
             Item=to_item(table),
             # neither cancelled nor given a disqualification since it was loaded
-            ConditionExpression="version = :loaded AND #status <> :cancelled AND "
-            + (
-                "disqualified = :disqualified"
-                if disqualified
-                else "attribute_not_exists(disqualified)"
-            ),
+            ConditionExpression=f"version = :loaded AND #status <> :cancelled AND {same_players}",
             ExpressionAttributeNames={"#status": "status"},
             ExpressionAttributeValues={
                 ":loaded": {"N": str(loaded_version)},
                 ":cancelled": {"S": CANCELLED},
-                **({":disqualified": {"S": " ".join(disqualified)}} if disqualified else {}),
+                **players,
             },
         )
         if not saved:
@@ -365,25 +360,20 @@ class Repository:
     def mark_disqualified(self, marked: TableRecord, loaded: TableRecord) -> None:
         """Store `marked`'s disqualified players if the table is still as `loaded` was
         (same version, in play, the same players disqualified); else `StaleVersion`."""
-        values: dict[str, Any] = {
-            ":new": {"S": " ".join(marked.disqualified)},
-            ":version": {"N": str(loaded.version)},
-            ":playing": {"S": "playing"},
-        }
-        condition = "version = :version AND #status = :playing AND "
-        if loaded.disqualified:
-            condition += "disqualified = :old"
-            values[":old"] = {"S": " ".join(loaded.disqualified)}
-        else:
-            condition += "attribute_not_exists(disqualified)"
+        same_players, players = _disqualified_as(loaded)
         saved = self._write_if(
             self._client.update_item,
             TableName=self._table,
             Key=table_key(loaded.tournament, loaded.ref),
             UpdateExpression="SET disqualified = :new",
-            ConditionExpression=condition,
+            ConditionExpression=f"version = :version AND #status = :playing AND {same_players}",
             ExpressionAttributeNames={"#status": "status"},
-            ExpressionAttributeValues=values,
+            ExpressionAttributeValues={
+                ":new": {"S": " ".join(marked.disqualified)},
+                ":version": {"N": str(loaded.version)},
+                ":playing": {"S": "playing"},
+                **players,
+            },
         )
         if not saved:
             raise StaleVersion(
@@ -522,6 +512,14 @@ def _back_off(attempt: int) -> None:
     if attempt >= _BATCH_ATTEMPTS:
         raise Throttled("the table stayed too busy for a batch", rule="DynamoDB capacity")
     time.sleep(min(0.05 * 2**attempt, 2.0))
+
+
+def _disqualified_as(table: TableRecord) -> tuple[str, dict[str, Any]]:
+    """The condition that the stored table has the disqualified players `table` has (none:
+    no such attribute), and its value."""
+    if not table.disqualified:
+        return "attribute_not_exists(disqualified)", {}
+    return "disqualified = :disqualified", {":disqualified": {"S": " ".join(table.disqualified)}}
 
 
 def listing_item(tournament: TournamentRecord) -> dict[str, Any]:

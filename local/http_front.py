@@ -9,7 +9,9 @@
 - API Gateway's management API, at `/ws/@connections/{id}`: POST sends a frame to that
   socket, DELETE closes it, GET describes it, and an unknown id is 410 `GoneException`.
   So the publisher's boto3 client, pointed at `socket_url`, pushes through the same code
-  as on AWS. Only signed (SigV4) requests are served, as API Gateway serves only them.
+  as on AWS. Only signed (SigV4) requests are served, as API Gateway serves only them,
+  and only at a loopback address: the signature is not checked, and a front listening
+  on a pub's Wi-Fi must not let a phone post to another player's socket.
 
 `sam local start-api` needs a container runtime and has no WebSocket API; this needs
 neither. The HTTP is aiohttp's (a development dependency only): a listen backlog of
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import ipaddress
 import json
 import logging
 import secrets
@@ -53,6 +56,7 @@ READ_TIMEOUT = 30  # seconds a connection may idle, or stall mid-request
 THREADS = 8
 STOP_SECONDS = 5.0  # how long requests in flight may take to finish when it stops
 SOCKET_PATH = "/ws"
+LOOPBACK = "127.0.0.1"
 MANAGEMENT_PREFIX = SOCKET_PATH + "/@connections/"
 JSON = "application/json"
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -110,6 +114,12 @@ class HttpFront:
         self.access_log = access_log
         self._read_timeout = read_timeout
         self._listener = socket.create_server(address, backlog=BACKLOG)
+        port = self._listener.getsockname()[1]
+        # the management API is served only to connections that arrive at loopback: a
+        # front bound to one LAN address gets a loopback listener of its own for it
+        self._listeners = [self._listener]
+        if not _reaches_loopback(self._listener.getsockname()[0]):
+            self._listeners.append(socket.create_server((LOOPBACK, port), backlog=BACKLOG))
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="http-front")
         self._connected: dict[str, _Socket] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -132,8 +142,9 @@ class HttpFront:
 
     @property
     def management_url(self) -> str:
-        """Where API Gateway's management API is served: `post_to_connection`'s endpoint."""
-        return self.url + SOCKET_PATH
+        """Where API Gateway's management API is served: `post_to_connection`'s endpoint,
+        on loopback (the only address it answers at)."""
+        return f"http://{LOOPBACK}:{self._listener.getsockname()[1]}{SOCKET_PATH}"
 
     def serve_forever(self) -> None:
         """Serve until `shutdown`."""
@@ -154,7 +165,8 @@ class HttpFront:
 
     def server_close(self) -> None:
         """Close what `shutdown` left open (nothing once it returned)."""
-        self._listener.close()
+        for listener in self._listeners:
+            listener.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     async def _serve(self) -> None:
@@ -174,12 +186,14 @@ class HttpFront:
             lingering_time=0,  # an unread body is dropped with its connection
         )
         await runner.setup()
-        site = web.SockSite(runner, self._listener, backlog=BACKLOG)
-        await site.start()
+        sites = [web.SockSite(runner, listener, backlog=BACKLOG) for listener in self._listeners]
+        for site in sites:
+            await site.start()
         if self._stop_asked:
             stopping.set()
         await stopping.wait()
-        await site.stop()
+        for site in sites:
+            await site.stop()
         await asyncio.gather(
             *(s.response.close(code=1001, message=b"going away") for s in self._connected.values()),
             return_exceptions=True,
@@ -300,6 +314,8 @@ class HttpFront:
 
     async def _manage(self, request: web.Request, connection: str) -> web.StreamResponse:
         """API Gateway's management API for one connection."""
+        if not _arrived_at_loopback(request):
+            return _error(403, "ForbiddenException", "The management API answers on loopback only")
         if not request.headers.get("Authorization", "").startswith("AWS4-HMAC-SHA256 "):
             return _error(403, "ForbiddenException", "Missing Authentication Token")
         found = self._connected.get(connection)
@@ -329,6 +345,24 @@ class HttpFront:
                 },
             )
         return _error(405, "MethodNotAllowedException", f"{request.method} is not served")
+
+
+def _reaches_loopback(bound: str) -> bool:
+    """Whether a server bound to the address `bound` takes connections made to loopback."""
+    address = ipaddress.ip_address(bound)
+    return address.is_unspecified or address.is_loopback
+
+
+def _arrived_at_loopback(request: web.Request) -> bool:
+    """Whether the request reached this server at a loopback address, which only this
+    machine can send to (the kernel drops packets for 127/8 that come from outside)."""
+    local = request.transport.get_extra_info("sockname") if request.transport else None
+    if not local:
+        return False
+    address = ipaddress.ip_address(local[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
 
 
 def _event(request: web.Request, raw: bytes) -> dict[str, Any]:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 
 PREFIX = "knobelcup"
+LOOPBACK = "127.0.0.1"
 # Powertools warns on every invocation that records no metric: noise in a terminal
 NO_METRICS = "ignore:No application metrics to publish:UserWarning"
 # Lambda polls a stream shard four times a second, and so does the runner: each poll
@@ -209,7 +210,9 @@ def running_service(
     api_workers: int = 2,
     state: Path | None = None,
 ) -> Iterator[LocalService]:
-    """Start everything; stop everything on exit. `port` 0 picks a free port. Dice are
+    """Start everything; stop everything on exit. The front listens on `host` and
+    `port` (0 picks a free port); moto's server and the WebSocket management API answer
+    on loopback only, whatever `host` says. Dice are
     cryptographic unless `dice_seed` makes them repeatable; `verbose` shows the
     functions' logs and metrics, moto's requests and an access log. The API function
     runs in `api_workers` processes, as concurrent Lambda execution environments.
@@ -220,7 +223,10 @@ def running_service(
     # thread woken by I/O (moto's answer, a post's) waits for the interpreter lock up to
     # the switch interval, 5 ms by default, at every hop of a push.
     sys.setswitchinterval(SWITCH_SECONDS)
-    with running_moto(host, verbose=verbose, state=saved) as moto:
+    # moto's server holds every table, token and queue and checks no credentials: it
+    # listens on loopback whatever `host` the front is given (a pub's Wi-Fi must not
+    # reach it)
+    with running_moto(LOOPBACK, verbose=verbose, state=saved) as moto:
         aws_endpoint = moto.url
         quiet = {} if verbose else {"POWERTOOLS_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": NO_METRICS}
         if not verbose:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -77,3 +78,13 @@ def serve_in_session(*args: str) -> Iterator[tuple[subprocess.Popen[str], str, s
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
         serve.communicate()
+
+
+def lan_address() -> str:
+    """This machine's address on its network (where a phone on the same Wi-Fi would
+    reach it): the source of its default route, found without sending anything."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("198.51.100.1", 9))  # TEST-NET-2; connect() sends nothing
+        address: str = probe.getsockname()[0]
+    assert not address.startswith("127."), "these tests need an address beside loopback"
+    return address

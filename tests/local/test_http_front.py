@@ -22,6 +22,7 @@ from aws_lambda_powertools.utilities.parser.models import (
     APIGatewayWebSocketDisconnectEventModel,
     APIGatewayWebSocketMessageEventModel,
 )
+from served import lan_address
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -307,3 +308,34 @@ def test_stopping_tells_every_socket_and_disconnects_it(
             socket.recv(timeout=10)
         assert socket.close_code == 1001  # going away
     assert sockets.disconnected.is_set()  # before the front stopped
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "lan"])
+def test_the_management_api_answers_at_loopback_only_wherever_the_front_listens(
+    function: Function, sockets: SocketFunction, aws_env: None, host: str
+) -> None:
+    lan = lan_address()
+    front = HttpFront((lan if host == "lan" else host, 0), function, sockets=sockets)
+    thread = threading.Thread(target=front.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = int(front.management_url.rsplit(":", 1)[1].split("/")[0])
+        with connect(f"ws://{lan}:{port}/ws?tournament=t-1", open_timeout=10):
+            connection = sockets.events[0]["requestContext"]["connectionId"]
+            signed = {"Authorization": "AWS4-HMAC-SHA256 Credential=made/up"}
+            from_lan = http.client.HTTPConnection(lan, port, timeout=10)
+            from_lan.request("POST", f"/ws/@connections/{connection}", b"{}", signed)
+            refused = from_lan.getresponse()
+            assert refused.status == 403, "a phone on the Wi-Fi may not post to a socket"
+            assert b"loopback only" in refused.read()
+            # the publisher's own client, at the management URL, still posts
+            _management(front).post_to_connection(ConnectionId=connection, Data=b"{}")
+            assert front.management_url.startswith("http://127.0.0.1:")
+        # the HTTP API answers at the LAN address
+        plain = http.client.HTTPConnection(lan, port, timeout=10)
+        plain.request("GET", "/anything")
+        assert plain.getresponse().status == 200
+    finally:
+        front.shutdown()
+        front.server_close()
+        thread.join(timeout=10)

@@ -313,7 +313,7 @@ class TurnService:
         if not count:
             return ()
         if table.server_seed:
-            return fair_dice.dice(
+            return self._dice.faces(
                 table.server_seed,
                 tournament=table.tournament,
                 table=table.ref,

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from apiclient import Stack
+from suite_dice import suite_seed
 
 from cli import verify as verify_command
 from core.dice_proof import prove_table
@@ -112,7 +113,8 @@ def test_the_commitment_and_seeds_are_shown_from_version_0_and_the_seed_only_at_
     item = _raw_item(stack, tournament, ref)
     server_seed = base64.b64decode(item["server_seed"]["S"])
     assert len(server_seed) == 32
-    assert server_seed == seeded_server_seed("api", tournament, ref)  # the stack's dice: not secret
+    # the stack's dice: not secret
+    assert server_seed == seeded_server_seed(suite_seed("api"), tournament, ref)
     seated = stack.api.call("GET", path + "/log").body
     seats = seated["records"][0]["events"][0]["seats"]
     by_player = {p["player_id"]: seed or "-" for p, seed in zip(players, SEEDS, strict=True)}
@@ -321,3 +323,27 @@ def test_secret_dice_are_fresh_for_every_table_and_marked_secret() -> None:
     assert seeded.secret is False
     assert seeded.server_seed("t-a", "R1-1") == seeded.server_seed("t-a", "R1-1")
     assert seeded.server_seed("t-a", "R1-1") != seeded.server_seed("t-a", "R1-2")
+
+
+SCRIPT = [(2, 1), (6, 6), (3, 1), (5, 4)]  # Mäxchen, a Pasch, 31 and 54
+
+
+@pytest.mark.scripted_dice({"R1-1": SCRIPT})
+def test_scripted_dice_throw_their_script_at_a_committed_table(stack: Stack) -> None:
+    tournament, organizer = _tournament(stack)
+    players = _register(stack, tournament)
+    ref = _start(stack, tournament, organizer)
+    committed = stack.api.call("GET", f"/tournaments/{tournament}/tables/{ref}/log").body["dice"]
+
+    _play_to_the_end(stack, tournament, ref, players, seed=5)
+
+    log = stack.api.call("GET", f"/tournaments/{tournament}/tables/{ref}/log").body
+    thrown = [tuple(r["dice"]) for r in log["records"] if r.get("dice")]
+    assert thrown[: len(SCRIPT)] == SCRIPT
+    revealed = bytes.fromhex(log["dice"]["server_seed"])
+    assert (
+        hashlib.sha256(revealed).hexdigest() == committed["commitment"] == log["dice"]["commitment"]
+    )
+    assert log["dice"]["secret"] is False
+    with pytest.raises(DiceMismatch, match="die"):  # scripted faces do not follow from the seed
+        verify_dice(tournament, ref, log["dice"], log["records"])

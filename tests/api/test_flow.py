@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -56,14 +57,34 @@ def read_feed(stack: Stack, path: str, viewer: str | None, token: str | None, fe
     seen.extend(answer.body["records"])
 
 
+Choose = Callable[[random.Random, dict[str, Any]], dict[str, Any]]
+
+
+def any_legal_action(rng: random.Random, view: dict[str, Any]) -> dict[str, Any]:
+    """A random bot's choice."""
+    return rng.choice(view["legal_actions"])
+
+
+def throwing_on_in_the_first_round(rng: random.Random, view: dict[str, Any]) -> dict[str, Any]:
+    """A random bot that, in a table's first round of 42, throws as long as it may: the
+    round's starter uses all five throws, and the fifth is covered (rules §3.4)."""
+    throw = [a for a in view["legal_actions"] if a["kind"] == "throw"]
+    if view["game"] == "zweiundvierzig" and view["round"]["number"] == 1 and throw:
+        return throw[0]
+    return any_legal_action(rng, view)
+
+
 def play_round_one(
     stack: Stack,
     tournament: str,
     players: list[dict[str, Any]],
     seed: int,
+    *,
     feeds: dict[str, Feeds] | None = None,
+    choose: Choose = any_legal_action,
 ) -> dict[str, str]:
-    """Random bots play every seated table to its end through the API alone; player → table.
+    """Bots play every seated table to its end through the API alone, each action
+    `choose`n (at random by default); player → table.
 
     With `feeds` (table → viewer → records), each player reads the table's event feed
     after each of their actions, and so does a spectator."""
@@ -88,7 +109,7 @@ def play_round_one(
             view = seen.body["view"]
             if view["to_act"] != pid:
                 continue
-            action = rng.choice(view["legal_actions"])
+            action = choose(rng, view)
             acted = api.call(
                 "POST",
                 path + "/actions",
@@ -135,7 +156,9 @@ def test_no_answer_shows_a_player_a_hidden_throw_of_another(
     """Views, action answers and the event feed, for players and spectators alike."""
     tournament, _, players = create_and_start(stack, game, table_size=4, advance=1, options=options)
     feeds: dict[str, Feeds] = {}
-    play_round_one(stack, tournament, players, seed=11, feeds=feeds)
+    play_round_one(
+        stack, tournament, players, seed=11, feeds=feeds, choose=throwing_on_in_the_first_round
+    )
     printed = capsys.readouterr().out  # log lines and metrics
     assert "ActionsAccepted" in printed
     assert '"dice"' not in printed and "your_throw" not in printed

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from apiclient import Stack
 from conftest import NOW, TABLE
+from suite_dice import suite_seed
 
 from functions.api.app import lambda_handler
 from functions.wiring import use_services
@@ -48,7 +49,9 @@ def configure(stack: Stack, clock: Clock) -> Iterator[Callable[..., None]]:
     def wire(**settings: Any) -> None:
         chosen = Settings(table_name=TABLE, event_bus="bus", **settings)
         use_services(
-            build_services(chosen, client=stack.dynamodb, dice=SeededDice("x"), clock=clock)
+            build_services(
+                chosen, client=stack.dynamodb, dice=SeededDice(suite_seed("limits")), clock=clock
+            )
         )
 
     yield wire

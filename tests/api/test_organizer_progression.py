@@ -4,6 +4,7 @@ being cancelled is stopped; a player disqualified between tables is seated disqu
 from __future__ import annotations
 
 from apiclient import Stack
+from suite_dice import suite_seed
 
 from core.actions import Forfeit
 from core.dice_proof import prove_table
@@ -44,7 +45,10 @@ def end_by_disqualifying(stack: Stack, tournament: str, organizer: str, ref: str
 
 def progression(stack: Stack) -> ProgressionService:
     return build_progression(
-        Settings.from_env(), client=stack.dynamodb, clock=lambda: NOW, dice=SeededDice("p")
+        Settings.from_env(),
+        client=stack.dynamodb,
+        clock=lambda: NOW,
+        dice=SeededDice(suite_seed("p")),
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from suite_dice import suite_seed
 
 from cli.api_client import ApiClient
 from cli.botkit import BotLoadError, BotResult, bot_name, load_decider, load_module, run_bot
@@ -139,7 +140,7 @@ def test_play_needs_a_name_or_a_token(capsys: pytest.CaptureFixture[str]) -> Non
 @pytest.fixture(scope="module")
 def service_url() -> Iterator[str]:
     """The whole service, on moto's server behind a real HTTP server."""
-    with running_service(dice_seed="botkit") as service:
+    with running_service(dice_seed=suite_seed("botkit")) as service:
         yield service.url
 
 

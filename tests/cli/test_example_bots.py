@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from suite_dice import suite_seed
 
 from cli.botkit import load_decider, load_module
 from core.actions import Announce, Doubt, Throw, action_from_dict
@@ -68,7 +69,7 @@ def play_tables(
 ) -> ViewBots:
     """Play `count` whole tables of 2 to 6 players with seeded dice; every table finishes."""
     bots = ViewBots(decide_by_player)
-    dice = SeededDice(f"{game}/{sorted(options.items())}")
+    dice = SeededDice(suite_seed(f"{game}/{sorted(options.items())}"))
     for number in range(count):
         players = tuple(f"p{seat}" for seat in range(2 + number % 5))
         survivors = 1 if number % 2 or len(players) == 2 else 2

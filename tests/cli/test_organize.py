@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import boto3
 import pytest
 from moto import mock_aws
+from suite_dice import suite_seed
 
 from cli.api_client import ApiError
 from cli.main import build_parser
@@ -65,7 +66,7 @@ def service(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProces
         client = boto3.client("dynamodb")
         create_tables(client, names={"KnobelcupTable": "knobelcup"})
         settings = Settings.from_env()
-        dice = SeededDice("organize")
+        dice = SeededDice(suite_seed("organize"))
         wired = build_services(settings, client=client, dice=dice, clock=lambda: NOW)
         seconds = itertools.count(NOW)  # the audit trail's entries each a second apart
         wired.organizer._clock = lambda: float(next(seconds))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from suite_dice import suite_seed
 
 from cli.api_client import ApiClient
 from cli.botkit import BotResult, load_decider, run_bot
@@ -284,7 +285,7 @@ def test_the_end_says_the_place_of_how_many_and_who_won() -> None:
 @pytest.fixture(scope="module")
 def service_url() -> Iterator[str]:
     """The whole service, on moto's server behind a real HTTP server."""
-    with running_service(dice_seed="play") as service:
+    with running_service(dice_seed=suite_seed("play")) as service:
         yield service.url
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
+from suite_dice import suite_seed
 
 import infra.finish_job
 from core.bracket import Bracket, BracketPlan, SeatTable, Standing, seeded_order
@@ -45,7 +46,7 @@ def store(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[JobStore]:
         client = boto3.client("dynamodb")
         create_tables(client, names={"KnobelcupTable": TABLE})
         settings = Settings.from_env()
-        use_services(build_services(settings, client=client, dice=SeededDice("x")))
+        use_services(build_services(settings, client=client, dice=SeededDice(suite_seed("finish"))))
         yield JobStore(client, TABLE)
         use_services(None)
 

@@ -17,6 +17,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
+from suite_dice import suite_seed
 
 from cli import admin
 from cli.main import build_parser
@@ -49,7 +50,9 @@ NOW = 1_800_000_000.0
 def stack(aws_env: None) -> Iterator[LocalStack]:
     """A local stack whose deliveries never run: nothing reads the stream but the redrive."""
     with mock_aws():
-        yield start_local_stack(PREFIX, dice=PlaceSeededDice("d"), clock=lambda: NOW)
+        yield start_local_stack(
+            PREFIX, dice=PlaceSeededDice(suite_seed("redrive")), clock=lambda: NOW
+        )
         stop_local_stack()
 
 

@@ -21,6 +21,7 @@ from aws_lambda_powertools.utilities.data_classes import (
 )
 from aws_lambda_powertools.utilities.parser import parse
 from moto import mock_aws
+from suite_dice import suite_seed
 
 from functions.api.app import lambda_handler as api_handler
 from functions.progression import app as progression_app
@@ -61,7 +62,7 @@ def stack(aws_env: None) -> Iterator[LocalStack]:
     """The template's resources on in-process moto, every handler wired to them."""
     with mock_aws():
         yield start_local_stack(
-            "samples", dice=PlaceSeededDice("samples"), clock=lambda: NOW, observer=True
+            "samples", dice=PlaceSeededDice(suite_seed("samples")), clock=lambda: NOW, observer=True
         )
         stop_local_stack()
 

@@ -17,6 +17,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
+from suite_dice import suite_seed
 
 from core.actions import Timeout
 from functions.api.app import lambda_handler as api_handler
@@ -124,7 +125,7 @@ def cup(aws_env: None) -> Iterator[Any]:
     """Makes a started tournament: `cup(players=4, absent=True, table_size=4)`."""
     with mock_aws():
         clock = Clock()
-        stack = start_local_stack("sw", dice=PlaceSeededDice("dice"), clock=clock)
+        stack = start_local_stack("sw", dice=PlaceSeededDice(suite_seed("sweeper")), clock=clock)
 
         def make(players: int = 4, *, absent: bool = True, table_size: int = 4) -> Cup:
             run = BotTournament(http, stack, "bots")
@@ -225,7 +226,7 @@ def test_a_player_acting_between_the_sweepers_read_and_write_wins(cup: Any) -> N
             return read
 
     store = Racing(cup.stack.dynamodb, cup.stack.settings.table_name)
-    turns = TurnService(store, PlaceSeededDice("dice"), cup.clock)
+    turns = TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock)
     report = DeadlineSweeper(store, turns, cup.clock).sweep()
 
     assert (report.visited, report.timed_out, report.unchanged) == (1, 0, 1)
@@ -274,7 +275,9 @@ def test_the_sweeper_queries_the_index_by_shard_and_never_scans(cup: Any) -> Non
     cup.clock.now = int(NOW) + TIMEOUT + GRACE_SECONDS
     spy = Spy(cup.stack.dynamodb)
     store = DeadlineStore(spy, cup.stack.settings.table_name)
-    sweeper = DeadlineSweeper(store, TurnService(store, PlaceSeededDice("d"), cup.clock), cup.clock)
+    sweeper = DeadlineSweeper(
+        store, TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock), cup.clock
+    )
 
     assert sweeper.sweep().timed_out == 3
     cup.clock.now += TIMEOUT - 1
@@ -306,7 +309,7 @@ def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
     cup = with_lost_deadlines(cup)
     monkeypatch.setattr("infra.sweeper.PAGE_SIZE", 1)  # pages of one key
     store = cup.store
-    turns = TurnService(store, PlaceSeededDice("dice"), cup.clock)
+    turns = TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock)
 
     out_of_time = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=lambda: 5.0)
     assert (out_of_time.visited, out_of_time.complete) == (0, False)
@@ -334,7 +337,7 @@ def test_a_slow_page_of_the_index_does_not_carry_a_run_past_its_share(
     run = RunClock(50.0)
     overdue = store.overdue
     monkeypatch.setattr(store, "overdue", lambda *args: (run.spend(12.0), overdue(*args))[1])
-    turns = TurnService(store, PlaceSeededDice("dice"), cup.clock)
+    turns = TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock)
     report = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=run)
     assert not report.complete
     assert 50.0 - run.left <= 50.0 / 3  # one page: a second as slow would end past 30%

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from suite_dice import suite_seed
+
 from cli.api_client import ApiClient
 from cli.demo_bots import DemoBots, bot_names
 from cli.serve import serving_in_background
@@ -20,7 +22,7 @@ from core.bracket import BracketPlan
 
 def served() -> Iterator[str]:
     """A fresh local service with repeatable dice; its URL."""
-    with serving_in_background(0, "--dice-seed", "tests") as url:
+    with serving_in_background(0, "--dice-seed", suite_seed("tests")) as url:
         yield url
 
 

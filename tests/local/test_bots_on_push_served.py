@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from served import serve_in_session
+from suite_dice import suite_seed
 
 from cli.api_client import ApiClient
 from cli.botkit import BotResult, run_bot
@@ -33,7 +34,7 @@ class Counted(ApiClient):
 
 
 def test_bots_on_push_play_a_tournament_to_its_champion() -> None:
-    with serve_in_session("--memory", "--dice-seed", "push-bots") as (_, url, _banner):
+    with serve_in_session("--memory", "--dice-seed", suite_seed("push-bots")) as (_, url, _banner):
         api = ApiClient(url)
         created = api.ok(
             "POST", "/tournaments", {"game": "maexchen", "table_size": 4, "advance": 2}

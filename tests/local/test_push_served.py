@@ -11,6 +11,7 @@ from typing import Any
 import boto3
 import pytest
 from served import serve_in_session
+from suite_dice import suite_seed
 from websockets.exceptions import InvalidStatus
 
 from cli.api_client import ApiClient
@@ -81,7 +82,7 @@ class Served:
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, str]]:
     """A fresh service in memory with repeatable dice: (its URL, moto's URL)."""
-    with serve_in_session("--memory", "--dice-seed", "push") as (_, url, banner):
+    with serve_in_session("--memory", "--dice-seed", suite_seed("push")) as (_, url, banner):
         moto = next(line.split()[-1] for line in banner.splitlines() if "moto (AWS)" in line)
         yield url, moto
 

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from served import serve_in_session
+from suite_dice import suite_seed
 
 from cli.api_client import ApiClient
 from cli.demo_bots import DemoBots, bot_names
@@ -27,7 +28,11 @@ class _Enough(Exception):
 @contextmanager
 def _serve(state: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """`make serve --state state` in a session of its own; (process, its URL)."""
-    with serve_in_session("--dice-seed", "state", "--state", str(state)) as (serve, url, _):
+    with serve_in_session("--dice-seed", suite_seed("state"), "--state", str(state)) as (
+        serve,
+        url,
+        _,
+    ):
         yield serve, url
 
 

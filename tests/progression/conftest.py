@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from moto import mock_aws
+from suite_dice import suite_seed
 from tournament_kit import NOW, StackFactory
 
 from infra.dice import PlaceSeededDice
@@ -27,12 +28,13 @@ def local_stack(aws_env: None) -> Iterator[StackFactory]:
         def make(
             prefix: str = "kc",
             *,
-            dice_seed: str = "dice",
+            dice_seed: str | None = None,
             crash: CrashPlan | None = None,
             deliveries: Deliveries | None = None,
             writes: WriteCounter | None = None,
             clock: Clock | None = None,
         ) -> LocalStack:
+            dice_seed = dice_seed or suite_seed("progression")
             return start_local_stack(
                 prefix,
                 dice=PlaceSeededDice(dice_seed),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from suite_dice import suite_seed
 from tournament_kit import StackFactory, bot_tournament
 
 from local.delivery import Deliveries
@@ -17,7 +18,7 @@ ABSENT = NAMES[::10]  # so that the timeout handler is in the run too
 
 
 def play(stack_factory: StackFactory, prefix: str, **faults: Any) -> tuple[list[Any], Any]:
-    stack = stack_factory(prefix, dice_seed="same dice", **faults)
+    stack = stack_factory(prefix, dice_seed=suite_seed("same dice"), **faults)
     run = bot_tournament(stack, seed="same bots")
     run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
     run.register(NAMES, absent=ABSENT)

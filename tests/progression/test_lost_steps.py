@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from suite_dice import suite_seed
 from test_reconcile import reconcile
 from tournament_kit import NOW, StackFactory, bot_tournament
 
@@ -26,7 +27,7 @@ def tournament(
     stack_factory: StackFactory, prefix: str, game: str, options: dict[str, Any], **faults: Any
 ) -> BotTournament:
     clock = ManualClock(NOW)
-    stack = stack_factory(prefix, dice_seed="same dice", clock=clock, **faults)
+    stack = stack_factory(prefix, dice_seed=suite_seed("same dice"), clock=clock, **faults)
     run = bot_tournament(stack, seed="same bots", strategy=stop_when_allowed)
     run.clock = clock
     run.create(game, table_size=6, advance=2, turn_timeout_seconds=30, options=options)

@@ -20,6 +20,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.config import Config
+from suite_dice import suite_seed
 from tournament_kit import NOW, bot_tournament, http
 
 from core.bracket import BracketPlan
@@ -43,7 +44,7 @@ def served_stack(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Loc
     """A local stack (handlers, deliveries) over moto's server in another process."""
     with moto_server() as url:
         monkeypatch.setenv("AWS_ENDPOINT_URL", url)
-        yield start_local_stack("race", dice=PlaceSeededDice("race"), clock=lambda: NOW)
+        yield start_local_stack("race", dice=PlaceSeededDice(suite_seed("race")), clock=lambda: NOW)
         stop_local_stack()
 
 

@@ -64,10 +64,12 @@ def _bots(url: str, tournament: str) -> list[BotResult]:
     return results
 
 
-def _take_a_turn(page: Page, chance: random.Random) -> str:
-    """Click one of the legal actions the page offers; the kind clicked."""
-    buttons = page.locator("#actions button:enabled")
-    kinds = [buttons.nth(i).get_attribute("data-kind") for i in range(buttons.count())]
+def _take_a_turn(page: Page, chance: random.Random, version: int) -> str:
+    """Click one of the legal actions the page offers at `version`, then wait for the
+    page to move past that state; the kind clicked. The buttons are found by the state
+    they act on, never by a node a re-render may have replaced."""
+    here = f'#actions[data-version="{version}"]'
+    kinds = page.eval_on_selector_all(f"{here} button:enabled", "bs => bs.map(b => b.dataset.kind)")
     if "doubt" in kinds and chance.random() < 0.35:
         kind = "doubt"
     elif "throw" in kinds:
@@ -75,19 +77,34 @@ def _take_a_turn(page: Page, chance: random.Random) -> str:
     else:
         kind = "announce"
     if kind == "announce":
-        truth = page.locator("#actions button.truth")
-        (truth if truth.count() else buttons.first).click()
+        truth = page.locator(f"{here} button.truth")
+        (truth if truth.count() else page.locator(f"{here} button:enabled").first).click()
     else:
-        page.locator(f'#actions button[data-kind="{kind}"]').click()
+        page.locator(f'{here} button[data-kind="{kind}"]').click()
+    page.wait_for_function(
+        """version => document.getElementById('actions').dataset.version !== String(version)
+            || document.getElementById('prompt').textContent.includes('at this table')""",
+        arg=version,
+        timeout=SECONDS * 1000,
+    )
     return kind
 
 
-def _wait_for_turn_or_end(page: Page) -> None:
-    page.wait_for_function(
-        """() => document.querySelector('#actions button:enabled')
-            || document.getElementById('prompt').textContent.includes('at this table')""",
-        timeout=SECONDS * 1000,
+def _wait_for_turn_or_end(page: Page) -> int | None:
+    """The version at which the page offers the person's actions; None once the table is
+    over for them."""
+    version: int | None = (
+        page.wait_for_function(
+            """() => document.getElementById('prompt').textContent.includes('at this table')
+            ? {over: true}
+            : document.querySelector('#actions button:enabled')
+              && {version: Number(document.getElementById('actions').dataset.version)}""",
+            timeout=SECONDS * 1000,
+        )
+        .json_value()
+        .get("version")
     )
+    return version
 
 
 def test_a_person_plays_a_whole_table_on_a_phone_against_bots(
@@ -171,8 +188,8 @@ def _play_to_the_end(phone: Page, watch: Page, api: ApiClient, site: str, token:
     checked_secrecy = False
     ends = time.monotonic() + SECONDS
     while time.monotonic() < ends:
-        _wait_for_turn_or_end(phone)
-        if "at this table" in (phone.text_content("#prompt") or ""):
+        version = _wait_for_turn_or_end(phone)
+        if version is None:
             assert checked_secrecy
             return clicks
         if not checked_secrecy and phone.locator("#actions button.announce").count():
@@ -180,7 +197,7 @@ def _play_to_the_end(phone: Page, watch: Page, api: ApiClient, site: str, token:
             screenshot(phone, "play-phone-375.png")
             assert sideways_scroll(phone) == 0
             checked_secrecy = True
-        clicks.append(_take_a_turn(phone, chance))
+        clicks.append(_take_a_turn(phone, chance, version))
     pytest.fail(f"the table did not end within {SECONDS} s; clicked {clicks}")
 
 

@@ -10,18 +10,25 @@
     return new URL(script.getAttribute("src").replace(/assets\/live\.js$/, ""), location.href);
   }
 
-  // A call to the API: {status, body} (body null when it is not JSON).
-  async function api(method, path, body, token) {
+  // A call to the API: {status, body} (body null when it is not JSON). A POST carries
+  // `key` as its Idempotency-Key (a fresh one without), so a resent action is applied
+  // once. A request that reaches no server (offline, a signal drop) answers status 0.
+  async function api(method, path, body, token, key) {
     const headers = {};
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (token) headers.Authorization = "Bearer " + token;
-    if (method === "POST") headers["Idempotency-Key"] = randomKey();
-    const answer = await fetch(new URL(path.replace(/^\//, ""), root()), {
-      method,
-      headers,
-      cache: "no-store",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    if (method === "POST") headers["Idempotency-Key"] = key || randomKey();
+    let answer;
+    try {
+      answer = await fetch(new URL(path.replace(/^\//, ""), root()), {
+        method,
+        headers,
+        cache: "no-store",
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      return { status: 0, body: null };
+    }
     let parsed = null;
     try {
       parsed = await answer.json();
@@ -126,5 +133,5 @@
     return element;
   }
 
-  Object.assign(K, { api, follow, embedded, el, root, socketUrl });
+  Object.assign(K, { api, follow, embedded, el, randomKey, root, socketUrl });
 })((window.Knobelcup = window.Knobelcup || {}));

@@ -79,7 +79,8 @@
       const answer = await K.api("POST", base + "/players", registration);
       $("join-button").disabled = false;
       if (answer.status !== 201) {
-        notice((answer.body && answer.body.message) || "Could not join (" + answer.status + ").", "bad");
+        notice((answer.body && answer.body.message) ||
+          (answer.status ? "Could not join (" + answer.status + ")." : "No connection: try again."), "bad");
         if (answer.body && answer.body.field === "join_code" && code) code.focus();
         return;
       }
@@ -207,6 +208,9 @@
 
   function show(newView, isOver) {
     if (view && newView.version < view.version) return;
+    // The same version again (a push after the answer, a catch-up): nothing moved, and
+    // redrawing the buttons would take a tap landing on them away from the player.
+    const unchanged = view && newView.version === view.version && isOver === over;
     view = newView;
     over = isOver;
     $("seats").replaceChildren(K.seatsTable(view, names, seat.player));
@@ -214,6 +218,7 @@
     const toAct = view.to_act;
     $("turn").textContent = over ? "The table is over." : "Turn " + view.version + " · " +
       (toAct === seat.player ? "your turn" : K.nameOf(names, toAct) + " to act");
+    if (unchanged) return;
     drawCup();
     drawActions();
   }
@@ -254,6 +259,7 @@
   function drawActions() {
     const box = $("actions");
     box.replaceChildren();
+    box.dataset.version = String(view.version); // the state the buttons act on
     const card = $("cup-card");
     const mine = !over && view.to_act === seat.player;
     card.classList.toggle("your-turn", mine);
@@ -284,27 +290,51 @@
       if (announce) button.dataset.value = String(action.value);
       if (announce && action.value === view.your_throw) button.classList.add("truth");
       button.onclick = () => act(action);
+      button.disabled = busy; // drawn while an action is on its way: on once it is answered
       box.append(button);
     }
   }
 
+  // An action is sent until the service answers it: a lost connection or a failing
+  // service (status 0, 5xx, 429) sends it again with the same Idempotency-Key, so it
+  // is applied once, until it is answered or the table has moved on without it. The
+  // buttons come back whatever happens: never a dead button.
   async function act(action) {
     if (busy) return;
     busy = true;
-    for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
+    enableActions(false);
+    const sent = view.version;
+    const key = K.randomKey();
+    let pause = 500;
     try {
-      const answer = await K.api("POST", tablePath() + "/actions", { version: view.version, action }, seat.token);
-      if (answer.status === 200) {
-        learnNames(answer.body.players);
-        show(answer.body.view, answer.body.over);
-        await catchUp();
-      } else {
-        notice((answer.body && answer.body.message) || "Not taken (" + answer.status + ").", "bad");
-        await readView();
+      for (;;) {
+        const answer = await K.api("POST", tablePath() + "/actions", { version: sent, action }, seat.token, key);
+        if (answer.status === 200) {
+          notice("");
+          learnNames(answer.body.players);
+          show(answer.body.view, answer.body.over);
+          await catchUp();
+          return;
+        }
+        if (answer.status && answer.status < 500 && answer.status !== 429) {
+          notice((answer.body && answer.body.message) || "Not taken (" + answer.status + ").", "bad");
+          await readView();
+          return;
+        }
+        if (!view || view.version !== sent || over) return; // the table moved on meanwhile
+        notice("Not through yet: trying again…", "");
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, 4000);
       }
     } finally {
       busy = false;
+      enableActions(true);
     }
+  }
+
+  // The buttons on or off where they are: replacing them would lose a tap.
+  function enableActions(enabled) {
+    for (const button of $("actions").querySelectorAll("button")) button.disabled = !enabled;
   }
 
   function onMessage(message) {

@@ -14,7 +14,7 @@ SAM_TOOLS := aws-sam-cli==1.170.0 cfn-lint==1.58.0
 DEMO_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: demo serve test lint bench bench-lifecycle template-check clean
+.PHONY: demo serve test flake-hunt lint bench bench-lifecycle template-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The suite again and again, each run with fresh dice and a fresh order, optionally
+# beside a CPU-heavy load (docs/testing.md): HUNT_ARGS="--runs 5 --load [tests...]"
+HUNT_ARGS ?=
+flake-hunt: $(STAMP)
+	$(BIN)/python .ci/flake-hunt $(HUNT_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

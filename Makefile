@@ -14,7 +14,7 @@ SAM_TOOLS := aws-sam-cli==1.170.0 cfn-lint==1.58.0
 DEMO_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: demo serve test flake-hunt lint bench bench-lifecycle template-check clean
+.PHONY: demo serve test flake-hunt bracket-sweep lint bench bench-lifecycle template-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ test: $(STAMP)
 HUNT_ARGS ?=
 flake-hunt: $(STAMP)
 	$(BIN)/python .ci/flake-hunt $(HUNT_ARGS)
+
+# Every bracket plan from 2 to 5,000 players at every setting (tests/core/sweep_brackets.py)
+bracket-sweep: $(STAMP)
+	$(BIN)/python tests/core/sweep_brackets.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -41,7 +41,7 @@ from core.match import Move
 from core.registry import get_game
 from functions.api.app import lambda_handler
 from infra.dice import PlaceSeededDice
-from infra.table_item import TableRecord
+from infra.store.table_item import TableRecord
 from local import delivery
 from local.lambda_events import HttpAnswer, invoke_http
 from local.moto_atomic import moto_server, serve_faster

@@ -43,9 +43,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from infra.publisher import StreamChange  # noqa: E402
-from infra.table_item import from_item  # noqa: E402
-from infra.timers import TurnTimers  # noqa: E402
+from infra.outbox.publisher import StreamChange  # noqa: E402
+from infra.outbox.timers import TurnTimers  # noqa: E402
+from infra.store.table_item import from_item  # noqa: E402
 
 VARIANTS = ("before", "per-turn", "after", "after-3-workers")
 OLD_POLL_SECONDS = 0.1  # the runner's stream and queue cadence before

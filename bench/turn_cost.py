@@ -51,7 +51,7 @@ from functions.api.app import lambda_handler
 from functions.wiring import use_services
 from infra.bootstrap import build_jobs, build_services
 from infra.dice import SeededDice
-from infra.jobs import JobRunner
+from infra.jobs.runner import JobRunner
 from infra.settings import Settings
 from local.lambda_events import invoke_http
 from local.provision import create_tables

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from infra.redrive import Invoker, Outcome, redrive_dead_letters, redrive_stream_failures
+from infra.outbox.redrive import Invoker, Outcome, redrive_dead_letters, redrive_stream_failures
 
 # The queues a redrive empties, by the template's logical ids: dead letters go back to
 # their source queue; stream failures are replayed through the function that failed.
@@ -108,9 +108,8 @@ def _reconcile_arguments(parser: argparse.ArgumentParser) -> None:
 
 def reconcile(args: argparse.Namespace, deployment: Deployment) -> int:
     """Reconcile the tournament page after page, printing each; 0 once done, 2 if unknown."""
-    from infra.bootstrap import build_jobs  # noqa: PLC0415  # imported only for this verb
+    from infra.bootstrap import build_jobs, build_reconciler  # noqa: PLC0415  # this verb's
     from infra.errors import NotFound  # noqa: PLC0415
-    from infra.reconcile import build_reconciler  # noqa: PLC0415
     from infra.settings import Settings  # noqa: PLC0415
 
     settings = Settings(table_name=deployment.table_name, event_bus="")
@@ -196,7 +195,10 @@ def add_admin_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the verb against AWS or the local service."""
+    """Run the verb against AWS or the local service; a deployment that cannot be
+    reached or is not set up ends in one line saying what to do, not a traceback."""
+    from botocore.exceptions import BotoCoreError, ClientError  # noqa: PLC0415
+
     verb = VERBS[args.verb]
     try:
         with _deployment(args) as deployment:
@@ -204,6 +206,43 @@ def run(args: argparse.Namespace) -> int:
     except LookupError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except (BotoCoreError, ClientError) as error:
+        print(f"error: {_unreachable(args, error)}", file=sys.stderr)
+        return 1
+    except ValueError as error:  # botocore's word for an endpoint that is no URL
+        if not str(error).startswith("Invalid endpoint"):
+            raise
+        print(f"error: --local {args.local!r} is not a URL; {LOCAL_HINT}", file=sys.stderr)
+        return 2
+
+
+LOCAL_HINT = "give the moto address `make serve` prints (its line 'moto (AWS)  http://…')"
+
+
+def _unreachable(args: argparse.Namespace, error: Exception) -> str:
+    """One line on why the deployment could not be used, and what to do."""
+    from botocore.exceptions import (  # noqa: PLC0415
+        ClientError,
+        EndpointConnectionError,
+        NoCredentialsError,
+        NoRegionError,
+    )
+
+    if isinstance(error, NoRegionError):
+        return (
+            "no AWS region set: pass --region or set AWS_DEFAULT_REGION"
+            " (or --local for `make serve`)"
+        )
+    if isinstance(error, NoCredentialsError):
+        return (
+            "no AWS credentials found: configure them (aws configure, AWS_PROFILE) or use"
+            " --local for `make serve`"
+        )
+    if args.local and isinstance(error, EndpointConnectionError):
+        return f"nothing answers at {args.local}: is `make serve` running? {LOCAL_HINT}"
+    if args.local and isinstance(error, ClientError):
+        return f"{args.local} is not the local service's AWS ({error}); {LOCAL_HINT}"
+    return str(error)
 
 
 @contextmanager
@@ -219,7 +258,7 @@ def aws_deployment(stack: str, region: str | None = None) -> Deployment:
     """A deployed stack: queue URLs from its outputs, stream readers run by Lambda."""
     import boto3  # noqa: PLC0415
 
-    from infra.lambda_invoker import LambdaInvoker  # noqa: PLC0415
+    from infra.outbox.lambda_invoker import LambdaInvoker  # noqa: PLC0415
     from local.event_filters import passes  # noqa: PLC0415
 
     session = boto3.session.Session(region_name=region)

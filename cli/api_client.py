@@ -4,16 +4,20 @@ One `ApiClient` keeps one keep-alive connection, so it belongs to one thread. `c
 returns every answer as it came (status, JSON body, raw text); `ok` raises `ApiError`
 for anything but success, with the service's error code and message. `Retrying` sends
 through a client and retries what is worth retrying (429, 5xx, a lost connection) with
-exponential backoff and jitter, honouring Retry-After, until its budget runs out.
+exponential backoff and jitter, honouring Retry-After, until its budget runs out; a
+service that never answered (nothing listens there, an unknown host) is given up on
+within seconds, with the address tried and how to start one (`ServiceUnreachable`).
 """
 
 from __future__ import annotations
 
 import email.utils
+import errno
 import http.client
 import json
 import math
 import random
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +29,10 @@ from local.lambda_events import HttpAnswer
 
 DEFAULT_URL = "http://127.0.0.1:3000"
 THROTTLED = 429
+HOW_TO_START = (
+    "is the service running? Start it with `make serve` (or `knobelcup serve`), "
+    "or give its address with --url or KNOBELCUP_URL"
+)
 
 
 class ApiError(RuntimeError):
@@ -55,6 +63,7 @@ class ApiClient:
         self._port = parts.port
         self._prefix = parts.path.rstrip("/")
         self._connection: http.client.HTTPConnection | None = None
+        self.answered = False  # whether the service has answered once: it exists
 
     def call(
         self,
@@ -84,6 +93,7 @@ class ApiClient:
                 connection.request(method, target, body=data, headers=sent)
                 response = connection.getresponse()
                 raw = response.read().decode()
+                self.answered = True
                 break
             except (ConnectionError, http.client.RemoteDisconnected, http.client.BadStatusLine):
                 self.close()
@@ -143,6 +153,30 @@ class RetriesExhausted(RuntimeError):
     """A request kept failing in a way worth retrying until the retry budget ran out."""
 
 
+class ServiceUnreachable(RetriesExhausted):
+    """Nothing answered at the service's address, and nothing ever had: no service runs
+    there (a refused connection), or the host is unknown or out of reach."""
+
+    def __init__(self, url: str, error: BaseException) -> None:
+        self.url = url
+        super().__init__(f"cannot reach {url} ({_failure(error)}): {HOW_TO_START}")
+
+
+def never_reached(error: BaseException) -> bool:
+    """Whether a failed request surely never reached any service: the connection was
+    refused, or the host has no address or no route to it (nothing was sent)."""
+    return isinstance(error, ConnectionRefusedError | socket.gaierror) or (
+        isinstance(error, OSError) and error.errno in _NO_ROUTE
+    )
+
+
+_NO_ROUTE = {errno.ENETUNREACH, errno.EHOSTUNREACH}
+
+
+def _failure(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How long to wait between attempts, and how long to keep trying in all.
@@ -150,12 +184,17 @@ class RetryPolicy:
     Without a Retry-After the wait before retry n is a random share ("full jitter") of
     `first_wait` * 2^(n-1), at most `max_wait`: many clients turned away at once do not
     come back at once. A Retry-After is waited out as asked. Once the waits would pass
-    `budget` seconds since the first attempt, the request fails with `RetriesExhausted`.
+    `budget` seconds since the first attempt, the request fails with `RetriesExhausted`;
+    while the service has never answered and cannot be reached, after `unreached_budget`
+    seconds with `ServiceUnreachable`.
     """
 
     first_wait: float = 0.25
     max_wait: float = 8.0
     budget: float = 120.0
+    # how long to retry a service that never answered once (a restart takes longer:
+    # once it has answered, connection failures are retried for the whole budget)
+    unreached_budget: float = 3.0
 
     def backoff(self, retry: int, jitter: float) -> float:
         """The wait before retry number `retry` (from 1), `jitter` drawn from [0, 1)."""
@@ -209,20 +248,23 @@ class Retrying:
         """The first answer not worth retrying, or `RetriesExhausted`.
 
         `idempotent=False` (a registration, which has no Idempotency-Key) retries only
-        what surely did nothing: a 429, or a connection that was refused.
+        what surely did nothing: a 429, or a connection that reached no service.
         """
         started = self.clock()
         attempt = 0
         while True:
             attempt += 1
             wait: float | None = None
+            unreached: BaseException | None = None
             try:
                 answer = self.transport.call(method, path, body, **request)
             except (OSError, http.client.HTTPException) as error:
                 self.transport.close()
-                if not idempotent and not isinstance(error, ConnectionRefusedError):
+                unsent = never_reached(error)
+                if not idempotent and not unsent:
                     raise
-                failure = f"{type(error).__name__}: {error}"
+                unreached = error if unsent and not self._reached() else None
+                failure = _failure(error)
             else:
                 if not worth_retrying(answer.status, idempotent):
                     return answer
@@ -232,12 +274,20 @@ class Retrying:
             if wait is None:
                 wait = self.policy.backoff(attempt, self.jitter())
             spent = self.clock() - started
+            if unreached is not None and spent + wait > self.policy.unreached_budget:
+                url = str(getattr(self.transport, "base_url", "the service"))
+                raise ServiceUnreachable(url, unreached) from unreached
             if spent + wait > self.policy.budget:
                 raise RetriesExhausted(
                     f"{method} {path}: gave up after {attempt} attempts in {spent:.1f} s "
                     f"(retry budget {self.policy.budget:g} s){asked}; last: {failure}"
                 )
             self.sleep(wait)
+
+    def _reached(self) -> bool:
+        """Whether the service has answered this transport once (a fake without the
+        flag counts as reached: it answers from a script)."""
+        return bool(getattr(self.transport, "answered", True))
 
     def ok(self, method: str, path: str, body: object = None, **request: Any) -> Any:
         """The JSON body of a successful request, after retries; `ApiError` otherwise."""

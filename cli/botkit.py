@@ -151,8 +151,9 @@ def bot_name(spec: str) -> str:
 # --- a bot -----------------------------------------------------------------------------
 
 
-def play_table(session: Session, table: str, decide: Decide) -> int:
-    """Play one table to its end with `decide`; how many actions the bot took.
+def play_table(session: Session, table: str, decide: Decide, think: float = 0.0) -> int:
+    """Play one table to its end with `decide`, pausing `think` seconds before each
+    action (a tournament at human speed); how many actions the bot took.
 
     The bot waits on the table's event feed and reads its view only when the feed says
     it is to act (on push, `your_turn` brings the view: no read at all). An action's
@@ -189,6 +190,8 @@ def play_table(session: Session, table: str, decide: Decide) -> int:
             raise ActionRejected(f"decide raised {error!r}") from error
         if not isinstance(action, dict):
             raise ActionRejected(f"decide returned {action!r}, not an action dict")
+        if think > 0:
+            session.pause(think)
         answer = session.submit(table, view, action)  # None: the table moved on, look again
         if answer is not None:
             actions += 1
@@ -202,16 +205,20 @@ def run_bot(
     poll_seconds: float = 0.5,
     *,
     token: str | None = None,
+    join_code: str | None = None,
+    think: float = 0.0,
     stop: threading.Event | None = None,
     on_registered: Callable[[Seat], None] | None = None,
     retry: RetryPolicy | None = None,
     watch: Watch = poll_feed,
     push: Connect | None = None,
 ) -> BotResult:
-    """Register `name` (or resume with `token`) and play every table the bot is seated
+    """Register `name` (with the tournament's `join_code`, where it has one; or resume
+    with `token`) and play every table the bot is seated
     at, until it is out; then wait for the tournament's end to learn its place.
 
-    An action the service rejects as invalid stops the bot, with the service's message
+    `think` seconds pass before each action (`--think`: a tournament an organizer can
+    watch). An action the service rejects as invalid stops the bot, with the service's message
     in the result. Setting `stop` ends the bot early by raising `BotStopped`. A request
     still failing when `retry`'s budget is spent raises `RetriesExhausted`.
 
@@ -222,7 +229,7 @@ def run_bot(
     if token:
         seat = resume(client, tournament_id, token, pause=pause, retry=policy)
     else:
-        seat = register(client, tournament_id, name, pause=pause, retry=policy)
+        seat = register(client, tournament_id, name, pause=pause, retry=policy, join_code=join_code)
     if on_registered is not None:
         on_registered(seat)
     pushes = PushWatch(push) if push is not None else None
@@ -232,7 +239,7 @@ def run_bot(
     try:
         while not is_done(me := _next_table(session, pushes, played)):
             played.add(me["table"])
-            actions += play_table(session, me["table"], decide)
+            actions += play_table(session, me["table"], decide, think)
         if me["tournament_status"] != "finished":
             me = pushes.wait_for_place(session) if pushes else session.wait_for_place()
     except ActionRejected as error:

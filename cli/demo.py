@@ -64,6 +64,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--bracket", default="bracket.svg", help="where to write the picture")
     parser.add_argument("--workers", type=int, default=8, help="bot threads (default 8)")
     parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="each bot waits this long before each action, so the tournament can be watched"
+        " at human speed on the bracket pages (default 0: as fast as it goes)",
+    )
+    parser.add_argument(
         "--keep-serving",
         action="store_true",
         help="keep the started service running afterwards, until Ctrl-C",
@@ -196,7 +204,14 @@ def run(args: argparse.Namespace, url: str, options: dict[str, object], plan: Br
     tid, organizer = created["tournament_id"], created["organizer_token"]
     print(f"Tournament {tid}: watch it at {url}/tournaments/{tid}/bracket", flush=True)
     api.ok("POST", f"/tournaments/{tid}/registration/open", token=organizer)
-    bots = DemoBots(url, tid, args.game, workers=args.workers, deciders=_example_bots(args.game))
+    bots = DemoBots(
+        url,
+        tid,
+        args.game,
+        workers=args.workers,
+        deciders=_example_bots(args.game),
+        pace=max(0.0, args.pace),
+    )
     started = time.perf_counter()
     bots.register(bot_names(args.players))
     print(

@@ -67,6 +67,7 @@ class DemoBots:
     workers: int = 4
     deciders: Sequence[Decide] = (random_legal_action,)  # handed out to the bots in turn
     seats: dict[str, Seat] = field(default_factory=dict)
+    pace: float = 0.0  # seconds each bot waits before each action
     actions: int = 0
     _local: threading.local = field(default_factory=threading.local)
     _count_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -195,6 +196,8 @@ class DemoBots:
         view = api.ok("GET", path + "/me", token=seat.token)["view"]
         while True:
             action = seat.decide(view)
+            if self.pace > 0:
+                time.sleep(self.pace)
             try:
                 acted = api.ok(
                     "POST",

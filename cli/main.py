@@ -5,8 +5,11 @@ knobelcup bot examples/bots/maexchen_honest.py --url URL --tournament ID --count
 knobelcup serve ...  /  knobelcup demo ...               (their own options)
 knobelcup admin redrive|reconcile ...   (operator repairs, see cli/admin.py)
 knobelcup udp-bridge --url URL --tournament ID [--port 9000]   (classic UDP bots play)
-knobelcup verify LOG.json | TABLE-URL      (prove a finished table's dice, docs/dice.md)
+knobelcup verify LOG.json | TABLE-URL | TOURNAMENT-URL   (prove finished tables, docs/dice.md)
 knobelcup organize create|list|open|close|start|status|standings|disqualify|cancel|rotate-token|log
+
+Every command that talks to the service takes `--url`; without it, `$KNOBELCUP_URL`,
+else the local service's http://127.0.0.1:3000.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ import threading
 from collections.abc import Sequence
 
 from cli import admin, organize, verify
-from cli.api_client import DEFAULT_URL, ApiClient, ApiError, RetriesExhausted, RetryPolicy
+from cli.api_client import (
+    ApiClient,
+    ApiError,
+    RetriesExhausted,
+    RetryPolicy,
+    ServiceUnreachable,
+)
 from cli.botkit import (
     BotLoadError,
     BotResult,
@@ -29,11 +38,13 @@ from cli.botkit import (
     load_decider,
     run_bot,
 )
+from cli.options import add_url_option
 from cli.play import play
 from cli.push_watch import connector
 from cli.udp_bridge import command as udp_bridge
 
 FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
+CLOSED_PIPE = 141  # 128 + SIGPIPE: how a shell reports a writer whose reader went away
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument(
         "--poll", type=float, default=0.5, help="seconds between looks at the table's feed (0.5)"
     )
+    bot.add_argument(
+        "--think",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="pause this long before each action, so people can follow the tournament on"
+        " the projector or with `organize status --watch` (default 0: as fast as it goes)",
+    )
     _add_retry_budget(bot)
 
     admin.add_admin_parser(commands)
@@ -72,8 +91,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_service(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default=DEFAULT_URL, help=f"the service (default {DEFAULT_URL})")
+    add_url_option(parser)
     parser.add_argument("--tournament", required=True, help="the tournament id")
+    parser.add_argument(
+        "--join-code",
+        metavar="CODE",
+        help="the tournament's join code, where its organizer set one (not needed to resume)",
+    )
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds, 0 or more (an argparse type)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not seconds >= 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return seconds
 
 
 def _add_no_push(parser: argparse.ArgumentParser) -> None:
@@ -97,7 +132,23 @@ def _add_retry_budget(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand; returns the process exit code."""
+    """Run one subcommand; returns the process exit code. A reader that went away (`|
+    head`) ends it quietly with 141, as SIGPIPE ends other Unix tools."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        _no_more_output()
+        return CLOSED_PIPE
+
+
+def _no_more_output() -> None:
+    """Point stdout at /dev/null: the exit's flush must not fail on the closed pipe."""
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(nowhere, sys.stdout.fileno())
+    os.close(nowhere)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in FORWARDED:
         return _forward(args[0], args[1:])
@@ -120,6 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parsed.tournament,
                 name=parsed.name,
                 token=parsed.token,
+                join_code=parsed.join_code,
                 retry=retry,
                 push=push,
             )
@@ -127,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ApiError, RetriesExhausted) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise
     except OSError as error:
         print(f"error: cannot reach {parsed.url}: {error}", file=sys.stderr)
         return 1
@@ -152,7 +206,7 @@ def _bots(args: argparse.Namespace) -> int:
         return 2
     base = args.name or bot_name(args.module)
     names = [f"{base}-{n}" for n in range(1, args.count + 1)]
-    results: dict[str, BotResult | str] = {}
+    results: dict[str, BotResult | str | ServiceUnreachable] = {}
     stop = threading.Event()
 
     def registered(seat: Seat) -> None:
@@ -163,11 +217,14 @@ def _bots(args: argparse.Namespace) -> int:
         try:
             results[name] = run_bot(
                 client, args.tournament, name, decide, args.poll, stop=stop,
+                join_code=args.join_code, think=args.think,
                 on_registered=registered, retry=RetryPolicy(budget=args.retry_budget),
                 push=None if args.no_push else connector(args.url, args.tournament),
             )  # fmt: skip
         except BotStopped:
             results[name] = "stopped"
+        except ServiceUnreachable as error:
+            results[name] = error
         except (ApiError, OSError, RetriesExhausted) as error:
             results[name] = f"stopped: {error}"
         finally:
@@ -184,6 +241,10 @@ def _bots(args: argparse.Namespace) -> int:
         stop.set()
         print("\nStopping the bots.", file=sys.stderr)
         return 130
+    unreachable = [r for r in results.values() if isinstance(r, ServiceUnreachable)]
+    if unreachable:  # said once, not once a bot
+        print(f"error: {unreachable[0]}", file=sys.stderr)
+        return 1
     for name in names:
         result = results.get(name, "stopped without a result")
         print(result.describe() if isinstance(result, BotResult) else f"{name}: {result}")

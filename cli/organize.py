@@ -28,7 +28,8 @@ from urllib.parse import quote
 
 import segno
 
-from cli.api_client import DEFAULT_URL, ApiClient, ApiError, RetriesExhausted, Retrying
+from cli.api_client import ApiClient, ApiError, RetriesExhausted, Retrying
+from cli.options import add_url_option
 from cli.organizer_tokens import KeptTournament, TokenFile
 
 TOURNAMENT_VERBS = (
@@ -41,6 +42,13 @@ TOURNAMENT_VERBS = (
     "standings",
     "log",
 )
+
+
+UNAUTHORIZED = 401
+
+
+class TokenRefused(RuntimeError):
+    """The service refused the organizer token, and no newer one is kept."""
 
 
 class Requests(Protocol):
@@ -103,7 +111,7 @@ _HELP = {
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default=DEFAULT_URL, help=f"the service (default {DEFAULT_URL})")
+    add_url_option(parser)
     parser.add_argument("--token", help="the organizer token (default: the key ring's)")
     parser.add_argument("--tokens-file", type=Path, help="the key ring (default: config folder)")
 
@@ -116,12 +124,14 @@ def run(
     client = requests or Retrying(ApiClient(args.url))
     try:
         return Organizer(client, ring, args.url, out).run(args)
-    except (ApiError, RetriesExhausted) as error:
+    except (ApiError, RetriesExhausted, TokenRefused) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except LookupError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): `cli.main` ends quietly
     except OSError as error:
         print(f"error: cannot reach {args.url}: {error}", file=sys.stderr)
         return 1
@@ -167,7 +177,7 @@ class Organizer:
             where = f" at {done['table']}" if done["table"] else ""
             self._say(f"{done['name']} ({done['player']}): {done['outcome']}{where}")
         elif args.verb == "status":
-            self.status(base, token, args.watch)
+            self.status(args.tournament, token, args.watch, kept=args.token is None)
         elif args.verb == "standings":
             self.standings(base, token)
         else:
@@ -244,14 +254,39 @@ class Organizer:
         stopped = shown["cancel_progress"]["tables_stopped"] if shown["cancel_progress"] else 0
         self._say(f"{shown['tournament_id']}: cancelled, {stopped} tables stopped")
 
-    def status(self, base: str, token: str, watch: float | None) -> None:
-        """The live status, once or every `watch` seconds until Ctrl-C or the end."""
+    def status(self, tournament: str, token: str, watch: float | None, *, kept: bool) -> None:
+        """The live status, once or every `watch` seconds until Ctrl-C or the end. A
+        token from the key ring (`kept`) that stops working mid-watch is looked up again:
+        a `rotate-token` from this computer put its successor there."""
+        path = f"/tournaments/{tournament}/organizer/status"
         while True:
-            shown = self._requests.ok("GET", f"{base}/organizer/status", token=token)
+            try:
+                shown = self._requests.ok("GET", path, token=token)
+            except ApiError as error:
+                if error.status != UNAUTHORIZED:
+                    raise
+                token = self._token_after_rotation(tournament, token, kept, error)
+                continue
             self._say(_status_text(shown))
             if not watch or shown["status"] in ("finished", "cancelled"):
                 return
             self._sleep(watch)
+
+    def _token_after_rotation(
+        self, tournament: str, refused: str, kept: bool, error: ApiError
+    ) -> str:
+        """The key ring's token of `tournament` when it is not the `refused` one;
+        otherwise `TokenRefused`, saying what to do."""
+        fresh = self._ring.find(tournament) if kept else None
+        if fresh is not None and fresh.token != refused:
+            self._say("(the organizer token was rotated: going on with the new one)")
+            return fresh.token
+        where = "the key ring's" if kept else "the --token"
+        raise TokenRefused(
+            f"{where} organizer token of {tournament} was refused ({error.code}): if it was"
+            f" rotated on another computer, run `knobelcup organize status {tournament}"
+            " --token NEW-TOKEN` with the token `rotate-token` printed there"
+        )
 
     def standings(self, base: str, token: str) -> None:
         """Every place decided so far, page by page."""
@@ -265,6 +300,8 @@ class Organizer:
             for row in page["standings"]:
                 place = row["place"] or f"{row['place_from']}-{row['place_to']}"
                 mark = "  disqualified" if row["disqualified"] else ""
+                if row.get("forfeited") and not row["disqualified"]:
+                    mark = "  forfeited"
                 self._say(
                     f"{place!s:>11}  {row['name']}  (round {row['round']}, {row['table']},"
                     f" place {row['table_place']}){mark}"

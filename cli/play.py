@@ -52,15 +52,23 @@ class Player:
         """Print a line at once."""
         print(text, file=self.out, flush=True)
 
-    def join(self, name: str | None, token: str | None) -> Seat:
-        """Register `name`, or resume with `token`."""
+    def join(self, name: str | None, token: str | None, join_code: str | None = None) -> Seat:
+        """Register `name` (with the tournament's `join_code`, where it has one), or
+        resume with `token`."""
         if token:
             seat = resume(self.client, self.tournament, token, pause=self.pause, retry=self.retry)
             self.say(f"Welcome back, {seat.name} ({seat.player_id}).")
             return seat
         if not name:
             raise ValueError("a name or a token is needed")
-        seat = register(self.client, self.tournament, name, pause=self.pause, retry=self.retry)
+        seat = register(
+            self.client,
+            self.tournament,
+            name,
+            pause=self.pause,
+            retry=self.retry,
+            join_code=join_code,
+        )
         self.say(f"Registered as {seat.name} ({seat.player_id}).")
         self.say(f"Your token, shown only now; resume with --token {seat.token}")
         return seat
@@ -231,6 +239,7 @@ def play(
     *,
     name: str | None = None,
     token: str | None = None,
+    join_code: str | None = None,
     input_fn: InputFn = input,
     out: TextIO | None = None,
     poll_seconds: float = 1.0,
@@ -246,7 +255,7 @@ def play(
     )  # fmt: skip
     seat: Seat | None = None
     try:
-        seat = player.join(name, token)
+        seat = player.join(name, token, join_code)
         player.play(seat)
     except (KeyboardInterrupt, EOFError):
         resume_hint = f" Resume with --token {seat.token}" if seat else ""

@@ -17,7 +17,12 @@ def random_player_seed() -> str:
     return check_player_seed(secrets.token_urlsafe(9))
 
 
-def registration_body(name: str, seed: str | None = None) -> dict[str, str]:
-    """`POST /tournaments/{id}/players`'s body: the name and a seed (a random one when
-    None)."""
-    return {"name": name, "seed": random_player_seed() if seed is None else seed}
+def registration_body(
+    name: str, seed: str | None = None, join_code: str | None = None
+) -> dict[str, str]:
+    """`POST /tournaments/{id}/players`'s body: the name, a seed (a random one when
+    None) and the tournament's join code, where it has one."""
+    body = {"name": name, "seed": random_player_seed() if seed is None else seed}
+    if join_code:
+        body["join_code"] = join_code
+    return body

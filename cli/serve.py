@@ -4,7 +4,8 @@ python -m cli.serve [--host 127.0.0.1] [--port 3000] [--dice-seed S] [--verbose]
                     [--state DIR | --memory] [--fresh]
 
 State is kept in DIR (default `.knobelcup/`): stopped and started again, the service
-goes on where it was. `--fresh` starts empty; `--memory` keeps nothing.
+goes on where it was, on the port it had (every client keeps its URL) unless `--port`
+says otherwise. `--fresh` starts empty; `--memory` keeps nothing.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from local.moto_atomic import MotoFailed
 from local.service import MOTO_STATE_FILE, running_service
 
 DEFAULT_STATE = Path(".knobelcup")
+DEFAULT_PORT = 3000
+PORT_FILE = "port"  # in the state directory: where the last run listened
 
 
 class StateInUse(RuntimeError):
@@ -38,7 +42,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "on moto's server. No Docker, no AWS account.",
     )
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=3000)
+    parser.add_argument(
+        "--port",
+        type=int,
+        help=f"where to listen (default: the last run's port with this --state, else"
+        f" {DEFAULT_PORT}; 0: any free port)",
+    )
     parser.add_argument(
         "--dice-seed", help="repeatable dice (default: a cryptographic source, as in production)"
     )
@@ -100,19 +109,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     print("Starting Knobelcup (moto's server, the template's resources, the functions)…")
     state = None if args.memory else args.state
+    port, kept_port = _port(args.port, state)
     failure = None
     try:
         with (
             state_directory(state, fresh=args.fresh) if state else _no_state() as going_on,
             running_service(
                 args.host,
-                args.port,
+                port,
                 dice_seed=args.dice_seed,
                 verbose=args.verbose,
                 api_workers=args.api_workers,
                 state=state,
             ) as service,
         ):
+            if state is not None:
+                _remember_port(state, service.url)
             kept = (
                 "in memory only: gone on stop"
                 if state is None
@@ -145,7 +157,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"\nerror: {failure}; the service cannot go on and stops.", file=sys.stderr)
             print("\nStopping…", flush=True)
     except OSError as error:
-        print(f"error: cannot serve on {args.host}:{args.port}: {error}", file=sys.stderr)
+        print(f"error: cannot serve on {args.host}:{port}: {error}", file=sys.stderr)
+        if kept_port:
+            print(
+                f"(port {port} is where the last run with {state}/ listened: stop what"
+                " uses it, or choose another with --port)",
+                file=sys.stderr,
+            )
         return 1
     except StateInUse as error:
         print(f"error: {error}", file=sys.stderr)
@@ -167,6 +185,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print("Stopped.")
     return 0
+
+
+def _port(given: int | None, state: Path | None) -> tuple[int, bool]:
+    """The port to listen on: `given`, else the one the last run with `state` listened
+    on, else `DEFAULT_PORT`; and whether it is the last run's."""
+    if given is not None:
+        return given, False
+    saved = None if state is None else state / PORT_FILE
+    if saved is not None and saved.is_file():
+        text = saved.read_text(encoding="utf-8").strip()
+        if text.isdigit() and 0 < int(text) < 65536:
+            return int(text), True
+    return DEFAULT_PORT, False
+
+
+def _remember_port(state: Path, url: str) -> None:
+    """Keep the port `url` listens on, for the next run with `state`."""
+    port = urlsplit(url).port
+    if port is not None:
+        (state / PORT_FILE).write_text(f"{port}\n", encoding="utf-8")
 
 
 @contextmanager

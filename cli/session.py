@@ -40,14 +40,16 @@ def register(
     *,
     pause: Pause = time.sleep,
     retry: RetryPolicy | None = None,
+    join_code: str | None = None,
 ) -> Seat:
-    """Register `name`, with a random seed of the player's own for the dice (docs/dice.md);
-    the token in the answer is shown only this once. Retried only
+    """Register `name`, with a random seed of the player's own for the dice (docs/dice.md)
+    and the tournament's `join_code` where it has one; the token in the answer is shown
+    only this once. Retried only
     when the service surely did nothing (429, a refused connection): a registration
     sent twice would register twice."""
     api = Retrying(client, retry or RetryPolicy(), sleep=pause)
     path = f"/tournaments/{tournament}/players"
-    answer = api.ok("POST", path, registration_body(name), idempotent=False)
+    answer = api.ok("POST", path, registration_body(name, join_code=join_code), idempotent=False)
     return Seat(answer["player_id"], answer["player_token"], name)
 
 

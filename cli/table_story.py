@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.registry import game_title
+
 Event = Mapping[str, Any]
-TITLES = {"maexchen": "Mäxchen", "mariechen": "Mariechen", "zweiundvierzig": "42 muss kommen"}
 PHASES = {"hinrunde": "Hinrunde", "playoff": "play-off", "rueckrunde": "Rückrunde"}
 MAEXCHEN = 21
 
@@ -168,7 +169,7 @@ class Narrator:
             else (self.listing(self.seats))
         )
         goes_on = f"{self.survivors} {'goes' if self.survivors == 1 else 'go'} on"
-        title = TITLES.get(self.game, self.game)
+        title = game_title(self.game)
         return (
             f"Table {self.table} ({title}): {who}; {goes_on}."
             if self.table

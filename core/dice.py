@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.checks import check_dice
 from core.errors import InvalidDice
-from core.table import check_dice
 
 
 def throw_value(first: int, second: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from core.events import PlayerId
@@ -9,11 +10,17 @@ from core.events import PlayerId
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """One player's place at a finished table (1 is best) and the game's own measure."""
+    """One player's place at a finished table (1 is best) and the game's own measure.
+
+    `forfeited`: the player did not play the table to its end (out for
+    `forfeit_after_timeouts`, or disqualified: docs/rules.md §4.3, §4.4); the tournament
+    standings put them below everyone who did at the same round and place (§5.9).
+    """
 
     player: PlayerId
     place: int
     measure: int
+    forfeited: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +56,11 @@ class Outcome:
         measure_name: str,
         *,
         lower_measure_is_better: bool,
+        forfeited: Collection[PlayerId] = (),
     ) -> Outcome:
-        """Build an outcome from players best first and their measures."""
+        """Build an outcome from players best first, their measures and who forfeited."""
         placements = tuple(
-            Placement(player, place, measures[player])
+            Placement(player, place, measures[player], player in forfeited)
             for place, player in enumerate(ranking, start=1)
         )
         return cls(placements, measure_name, lower_measure_is_better)

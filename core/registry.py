@@ -25,6 +25,15 @@ def game_names() -> tuple[str, ...]:
     return tuple(sorted(_MODULES))
 
 
+def game_title(name: str) -> str:
+    """The title the pages and the terminal show for the game registered as `name`
+    (`Game.title`); `name` itself for a game not registered."""
+    try:
+        return get_game(name).title
+    except UnknownGame:
+        return name
+
+
 def get_game(name: str) -> Game[Any]:
     """The game registered as `name`; raises `UnknownGame` listing the known ones."""
     game = _GAMES.get(name)

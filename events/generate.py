@@ -6,8 +6,8 @@
 Each event is built by the code that shapes it in the service, so the samples follow
 the code: the API requests by `local.lambda_events.http_api_event` (what the local
 HTTP front and the tests send the API function), the table items by
-`infra.table_item.to_item` (what the API writes), a finished table's result by the
-publisher's own `events_of`, the schedule's input by `infra.timers.timeout_input`. The
+`infra.store.table_item.to_item` (what the API writes), a finished table's result by the
+publisher's own `events_of`, the schedule's input by `infra.outbox.timers.timeout_input`. The
 game is replayed through `core`, so the moves are legal and the ranking is the engine's.
 Ids, times and dice are fixed: the output is the same on every run.
 """
@@ -28,12 +28,12 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 
 from core.match import Move, Seating, actor, replay, turns  # noqa: E402
 from core.registry import get_game  # noqa: E402
-from infra.events import SOURCE, TableFinished  # noqa: E402
-from infra.publisher import change_from_record, events_of  # noqa: E402
-from infra.table_item import TableRecord, decode_moves, table_key, to_item  # noqa: E402
-from infra.timers import timeout_input  # noqa: E402
+from infra.outbox.events import SOURCE, TableFinished  # noqa: E402
+from infra.outbox.publisher import change_from_record, events_of  # noqa: E402
+from infra.outbox.timers import timeout_input  # noqa: E402
+from infra.services.turns import idempotency_key_hash  # noqa: E402
+from infra.store.table_item import TableRecord, decode_moves, table_key, to_item  # noqa: E402
 from infra.tokens import hash_token  # noqa: E402
-from infra.turns import idempotency_key_hash  # noqa: E402
 from local.lambda_events import http_api_event  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

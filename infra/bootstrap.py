@@ -12,24 +12,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from infra.admission import Admission
 from infra.dice import DiceSource, SecretDice
-from infra.job_store import JobStore
-from infra.organizer import OrganizerService
-from infra.organizer_store import OrganizerStore
-from infra.rate_limits import RateLimiter
+from infra.services.admission import Admission
+from infra.services.organizer import OrganizerService
+from infra.services.tournaments import Clock, TournamentService
+from infra.services.turns import TurnService
 from infra.settings import Settings
-from infra.tournaments import Clock, TournamentService
-from infra.turns import TurnService
+from infra.store.audit import AuditStore
+from infra.store.job_store import JobStore
+from infra.store.organizer_store import OrganizerStore
+from infra.store.rate_limits import RateLimiter
 
 if TYPE_CHECKING:  # each function imports only what it runs: shorter cold starts
-    from infra.jobs import JobRunner
-    from infra.progression import ProgressionService
-    from infra.publisher import EventPublisher
-    from infra.push import Pusher
-    from infra.sockets import SocketService
-    from infra.sweeper import DeadlineSweeper
-    from infra.timers import TurnTimers
+    from infra.jobs.runner import JobRunner
+    from infra.outbox.publisher import EventPublisher
+    from infra.outbox.push import Pusher
+    from infra.outbox.timers import TurnTimers
+    from infra.services.progression import ProgressionService
+    from infra.services.reconcile import Reconciler
+    from infra.services.sockets import SocketService
+    from infra.services.sweeper import DeadlineSweeper
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +86,13 @@ def build_services(
     repository = OrganizerStore(dynamodb, settings.table_name)
     ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
     limiter = RateLimiter(dynamodb, settings.table_name, clock)
+    audit = AuditStore(dynamodb, settings.table_name)
     tournaments = TournamentService(repository, clock, settings.retention_seconds, **ids)
     turns = TurnService(repository, dice if dice is not None else SecretDice(), clock)
     return Services(
         tournaments=tournaments,
         turns=turns,
-        organizer=OrganizerService(repository, tournaments, turns, clock),
+        organizer=OrganizerService(repository, tournaments, turns, clock, audit),
         admission=Admission.from_settings(settings, limiter),
     )
 
@@ -103,7 +106,7 @@ def build_progression(
 ) -> ProgressionService:
     """The progression consumer's service over `client` (DynamoDB); `dice` makes the
     server seeds of the tables it seats (`SecretDice` when None)."""
-    from infra.progression import ProgressionService  # noqa: PLC0415
+    from infra.services.progression import ProgressionService  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
     return ProgressionService(store, clock, dice)
@@ -118,10 +121,10 @@ def build_jobs(
 ) -> JobRunner:
     """The lifecycle jobs' runner over `client` (DynamoDB); `dice` makes the server seeds
     of round 1's tables (`SecretDice` when None)."""
-    from infra.cancel_job import CancelJob  # noqa: PLC0415
-    from infra.finish_job import FinishJob  # noqa: PLC0415
-    from infra.jobs import Job, JobRunner  # noqa: PLC0415
-    from infra.start_job import StartJob  # noqa: PLC0415
+    from infra.jobs.cancel import CancelJob  # noqa: PLC0415
+    from infra.jobs.finish import FinishJob  # noqa: PLC0415
+    from infra.jobs.runner import Job, JobRunner  # noqa: PLC0415
+    from infra.jobs.start import StartJob  # noqa: PLC0415
 
     store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
     start = StartJob(store, clock, dice=dice)
@@ -135,7 +138,7 @@ def build_jobs(
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:
     """The publisher onto the settings' bus over `client` (EventBridge)."""
-    from infra.publisher import EventPublisher  # noqa: PLC0415
+    from infra.outbox.publisher import EventPublisher  # noqa: PLC0415
 
     return EventPublisher(
         client if client is not None else aws_client("events"), settings.event_bus
@@ -147,8 +150,8 @@ def build_pusher(
 ) -> Pusher | None:
     """The WebSocket pusher over `client` (DynamoDB) and `management` (API Gateway's
     management API at the settings' endpoint); None where no endpoint is set."""
-    from infra.connections import ConnectionStore  # noqa: PLC0415
-    from infra.push import Pusher  # noqa: PLC0415
+    from infra.outbox.push import Pusher  # noqa: PLC0415
+    from infra.store.connections import ConnectionStore  # noqa: PLC0415
 
     if management is None:
         if not settings.socket_endpoint:
@@ -164,8 +167,8 @@ def build_sockets(
     settings: Settings, *, client: Any = None, clock: Clock = time.time
 ) -> SocketService:
     """The WebSocket API's connections over `client` (DynamoDB)."""
-    from infra.connections import ConnectionStore  # noqa: PLC0415
-    from infra.sockets import SocketService  # noqa: PLC0415
+    from infra.services.sockets import SocketService  # noqa: PLC0415
+    from infra.store.connections import ConnectionStore  # noqa: PLC0415
 
     store = ConnectionStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
@@ -175,7 +178,7 @@ def build_sockets(
 
 def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:
     """Turn deadlines over `client` (EventBridge Scheduler)."""
-    from infra.timers import TurnTimers  # noqa: PLC0415
+    from infra.outbox.timers import TurnTimers  # noqa: PLC0415
 
     return TurnTimers(client if client is not None else aws_client("scheduler"), settings)
 
@@ -189,10 +192,26 @@ def build_sweeper(
 ) -> DeadlineSweeper:
     """The deadline sweeper over `client` (DynamoDB): the deadline index and the turn
     service that plays the timeouts it finds."""
-    from infra.sweeper import DeadlineStore, DeadlineSweeper  # noqa: PLC0415
+    from infra.services.sweeper import DeadlineStore, DeadlineSweeper  # noqa: PLC0415
 
     store = DeadlineStore(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
     turns = TurnService(store, dice if dice is not None else SecretDice(), clock)
     return DeadlineSweeper(store, turns, clock)
+
+
+def build_reconciler(
+    settings: Settings,
+    *,
+    client: Any = None,
+    clock: Clock = time.time,
+    dice: DiceSource | None = None,
+) -> Reconciler:
+    """The reconciler over `client` (DynamoDB; a fresh client when None)."""
+    from infra.services.reconcile import Reconciler, ReconcileStore  # noqa: PLC0415
+
+    store = ReconcileStore(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
+    )
+    return Reconciler(store, clock, dice=dice)

@@ -18,6 +18,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 import traceback
 from contextlib import suppress
 from dataclasses import dataclass
@@ -60,8 +61,12 @@ def _serve(
     from functions.api.routes.reconcile import reconciler  # noqa: PLC0415
     from functions.socket import app as socket_app  # noqa: PLC0415
     from functions.wiring import use_services  # noqa: PLC0415
-    from infra.bootstrap import aws_client, build_services, build_sockets  # noqa: PLC0415
-    from infra.reconcile import build_reconciler  # noqa: PLC0415
+    from infra.bootstrap import (  # noqa: PLC0415
+        aws_client,
+        build_reconciler,
+        build_services,
+        build_sockets,
+    )
 
     use_services(build_services(settings, client=aws_client("dynamodb"), dice=dice_for(dice_seed)))
     reconciler.use(
@@ -122,6 +127,19 @@ class ApiWorkers:
         with self._lock:
             self._all.append(worker)
         return worker
+
+    def wait_ready(self, seconds: float) -> bool:
+        """Wait until every worker has imported its handlers (on a loaded machine that
+        takes many seconds): a service that says it serves should answer at once.
+        Whether all were ready in time."""
+        deadline = time.monotonic() + seconds
+        with self._lock:
+            workers = list(self._all)
+        for worker in workers:
+            while not worker.ready.wait(0.1):
+                if not worker.process.is_alive() or time.monotonic() > deadline:
+                    return False
+        return True
 
     def invoke(self, event: dict[str, Any], function: str = API) -> dict[str, Any]:
         """`function`'s answer to `event` (API: the HTTP API's, SOCKET: the WebSocket

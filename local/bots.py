@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from infra.deadlines import GRACE_SECONDS
+from infra.store.deadlines import GRACE_SECONDS
 from local.clock import ManualClock
 from local.lambda_events import HttpAnswer
 from local.stack import LocalStack

@@ -299,11 +299,15 @@ class HttpFront:
                     break
                 if message.type is not WSMsgType.TEXT:
                     continue
-                answered = await self._call(self.sockets, event("$default", body=message.data))
+                try:
+                    answered = await self._call(self.sockets, event("$default", body=message.data))
+                except Exception as error:  # API Gateway drops the message, not the socket
+                    log.error("$default failed: %s", error)
+                    continue
                 if answered.get("body"):
                     await websocket.send_str(answered["body"])
-        except Exception as error:  # the function failed: API Gateway drops the message
-            log.error("$default failed: %s", error)
+        except ConnectionError as error:  # the client went away mid-send
+            log.info("socket %s lost: %s", connection, error)
         finally:
             self._connected.pop(connection, None)
             try:

@@ -366,8 +366,10 @@ def _free_port(host: str) -> int:
 
 
 def _wait_until_listening(
-    host: str, port: int, process: subprocess.Popen[bytes], seconds: float = 30.0
+    host: str, port: int, process: subprocess.Popen[bytes], seconds: float = 120.0
 ) -> None:
+    # A server that exits is seen at once; one that is alive is only slow to import (a
+    # loaded machine took over 30 s), and is given time.
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:

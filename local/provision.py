@@ -208,12 +208,26 @@ def create_messaging(
             ],
         )
     group = f"{prefix}-turns"
-    try:
-        scheduler.create_schedule_group(Name=group)
-    except Exception as error:
-        if not (exist_ok and _error_code(error) == "ConflictException"):
-            raise
+    if not (exist_ok and _schedule_group_exists(scheduler, group)):
+        try:
+            scheduler.create_schedule_group(Name=group)
+        except Exception as error:
+            if not (exist_ok and _error_code(error) == "ConflictException"):
+                raise
     return Messaging(bus=bus, queues=queues, schedule_group=group)
+
+
+def _schedule_group_exists(scheduler: Any, group: str) -> bool:
+    """Whether `group` exists. Asked first: moto's CreateScheduleGroup does not refuse a
+    group that exists, as Scheduler does, but replaces it with an empty one, and a
+    restored state would lose every pending turn deadline."""
+    try:
+        scheduler.get_schedule_group(Name=group)
+    except Exception as error:
+        if _error_code(error) == "ResourceNotFoundException":
+            return False
+        raise
+    return True
 
 
 def _error_code(error: Exception) -> str:

@@ -244,6 +244,9 @@ def running_service(
             yield service
 
 
+WORKERS_READY_SECONDS = 120  # a loaded machine takes ~20 s to import the handlers
+
+
 @contextmanager
 def _serving(
     address: tuple[str, int],
@@ -269,6 +272,8 @@ def _serving(
     )
     checkpoint.restore_dead_letters(stack.delivery)
     workers = ApiWorkers(api_workers, stack.settings, dice_seed, quiet=not verbose)
+    if not workers.wait_ready(WORKERS_READY_SECONDS):  # a dead one is replaced on first use
+        log.warning("API workers not ready in %d s: serving anyway", WORKERS_READY_SECONDS)
 
     def healthy() -> bool:
         return moto.exit_code() is None

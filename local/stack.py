@@ -30,14 +30,14 @@ from infra.bootstrap import (
     build_progression,
     build_publisher,
     build_pusher,
+    build_reconciler,
     build_services,
     build_sweeper,
     build_timers,
 )
 from infra.dice import DiceSource
-from infra.reconcile import build_reconciler
+from infra.services.tournaments import Clock
 from infra.settings import Settings
-from infra.tournaments import Clock
 from local.delivery import (
     Deliveries,
     LocalDelivery,

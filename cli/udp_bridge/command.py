@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from cli.api_client import DEFAULT_URL
+from cli.options import add_url_option
 from cli.udp_bridge.bridge import Bridge, BridgeError
 
 log = logging.getLogger("knobelcup.udp_bridge")
@@ -30,7 +30,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Serve the classic Mia/Mäxchen UDP protocol on a port: each bot that "
         "registers becomes a player of the tournament (docs/udp-bridge.md).",
     )
-    bridge.add_argument("--url", default=DEFAULT_URL, help=f"the service ({DEFAULT_URL})")
+    add_url_option(bridge)
     bridge.add_argument("--tournament", required=True, help="the tournament id")
     bridge.add_argument("--host", default="127.0.0.1", help="listen on (127.0.0.1)")
     bridge.add_argument("--port", type=int, default=9000, help="UDP port (9000)")

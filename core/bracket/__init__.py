@@ -1,6 +1,7 @@
 """The tournament bracket engine: elimination tables fed by consecutive tables (docs/rules.md §5).
 
-`BracketPlan` fixes the whole shape up front from (players, table_size, advance);
+`BracketPlan` fixes the whole shape up front from (players, table_size, advance) and
+the bracket rule the tournament was created under;
 `core.bracket.progression` moves players through it with pure functions; `Bracket`
 runs a tournament in memory on top of them. No randomness, clock or I/O: the seed and
 the tables' outcomes come in as arguments.
@@ -14,7 +15,18 @@ from core.bracket.decisions import (
     Standing,
     TournamentFinished,
 )
-from core.bracket.plan import BracketPlan, InvalidBracket, TableRef
+from core.bracket.plan import (
+    BALANCED_PLAYERS,
+    CURRENT_RULE,
+    FEEDER_GROUPS,
+    LEGACY_RULE,
+    BracketPlan,
+    InvalidBracket,
+    Route,
+    TableRef,
+)
+from core.bracket.plan_balanced import BalancedPlan
+from core.bracket.plan_feeder_groups import FeederGroupPlan
 from core.bracket.progression import (
     Exit,
     advancing,
@@ -29,13 +41,20 @@ from core.bracket.seeding import organizer_order, seed_key, seeded_order
 from core.bracket.tournament import Bracket
 
 __all__ = [
+    "BALANCED_PLAYERS",
+    "CURRENT_RULE",
+    "FEEDER_GROUPS",
+    "LEGACY_RULE",
+    "BalancedPlan",
     "Bracket",
     "BracketPlan",
     "ByeGiven",
     "Decision",
     "Exit",
+    "FeederGroupPlan",
     "InvalidBracket",
     "RoundCompleted",
+    "Route",
     "SeatTable",
     "Standing",
     "TableRef",

@@ -40,7 +40,8 @@ class Standing(NamedTuple):
     `round` is the last round the player reached, `table_place` their place at the table
     they left from, and `measure` the game's measure turned so that lower is better
     (`Outcome.standing_measure`: penalty points as they are, scores negated). `name` is
-    the player's display name where the caller knows it ('' in the bracket engine).
+    the player's display name where the caller knows it ('' in the bracket engine);
+    `forfeited`: they did not play their last table to its end (below those who did).
     """
 
     place: int
@@ -49,6 +50,7 @@ class Standing(NamedTuple):
     table_place: int
     measure: int
     name: str = ""
+    forfeited: bool = False
 
 
 class TournamentFinished(NamedTuple):

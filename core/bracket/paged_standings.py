@@ -1,8 +1,9 @@
 """The standings a page of players at a time, without sorting everyone at once.
 
 `core.bracket.progression.standings` orders the exits by (round reached, descending;
-place at the last table; measure; seeding position). Call (round, table place, measure)
-a player's *group*. Two passes give every place with bounded work per page:
+place at the last table; played it to the end before forfeited; measure; seeding
+position). Call (round, table place, measure, forfeited) a player's *group*. Two passes
+give every place with bounded work per page:
 
 1. count the players of each group (`count_groups`); each group's first place is then
    one more than the players of all groups before it (`group_starts`);
@@ -32,6 +33,7 @@ class Group(NamedTuple):
     round: int
     table_place: int
     measure: int
+    forfeited: bool = False  # did not play their last table to its end
 
 
 class Segment(NamedTuple):
@@ -43,20 +45,24 @@ class Segment(NamedTuple):
 
     def rows(self) -> list[Standing]:
         """The segment as standings rows."""
+        g = self.group
         return [
-            Standing(self.first_place + n, player, *self.group)
+            Standing(
+                self.first_place + n, player, g.round, g.table_place, g.measure, "", g.forfeited
+            )
             for n, player in enumerate(self.players)
         ]
 
 
 def group_of(exit: Exit) -> Group:
     """The group of an exit."""
-    return Group(exit.round, exit.table_place, exit.measure)
+    return Group(exit.round, exit.table_place, exit.measure, exit.forfeited)
 
 
 def in_standings_order(groups: Iterable[Group]) -> list[Group]:
-    """`groups` best first: later round, then better table place, then lower measure."""
-    return sorted(groups, key=lambda g: (-g.round, g.table_place, g.measure))
+    """`groups` best first: later round, then better table place, then those who played
+    their table to its end, then lower measure."""
+    return sorted(groups, key=lambda g: (-g.round, g.table_place, g.forfeited, g.measure))
 
 
 def count_groups(exits: Iterable[Exit], counts: Counter[Group] | None = None) -> Counter[Group]:

@@ -1,37 +1,40 @@
 """The bracket's shape: every round's tables, their sizes and who feeds whom.
 
 Rules: docs/rules.md §5 (elimination tables). The whole shape follows from three numbers
-(players, `table_size`, `advance`), so it is computed once, up front, and stored as a
-tuple of table sizes and a tuple of feeder-group starts per round: no per-player objects.
+(players, `table_size`, `advance`) and the bracket rule the tournament was created under,
+so it is computed once, up front, and stored as integer tuples: no per-player objects.
 
-Decisions beyond the rules' text:
+A tournament keeps the plan it started with (§5.11): each bracket rule is a subclass of
+`BracketPlan`, kept as long as a tournament may use it, and `BracketPlan.build` takes the
+rule's number. A tournament created before rules were numbered plays `FEEDER_GROUPS`.
+
+- `FEEDER_GROUPS` (1, the rule of 2026-12-01, `core.bracket.plan_feeder_groups`):
+  rounds balanced by the number of feeder tables.
+- `BALANCED_PLAYERS` (2, the rule of 2026-12-02, `core.bracket.plan_balanced`): rounds
+  balanced by players; a table's players may come from part of a feeder.
+
+Decisions common to every rule:
 - A table of s >= 2 players that is not the final sends on `min(advance, s - 1)`:
   every table eliminates someone, or a table of <= `advance` players would repeat forever.
 - A table of one player is a bye: that player goes on without playing.
-- Balanced rounds (the rule's decision of 2026-12-01): with F feeders and
-  g = floor(table_size / advance), the next round has k = ceil(F / g) tables, fed by k
-  groups of consecutive feeders whose sizes differ by at most one, the larger groups
-  first (200 players, tables of 6, 2 go on: 34, 12, 4, 2 tables and a final of 4).
-  Before any grouping, a round whose players all fit one table is the final.
-  No table overflows, since g feeders send at most g * advance <= table_size players.
-- Where `advance > table_size / 2` (so g = 1), a group takes further consecutive feeders
-  while their players fit one table, greedily in order: one feeder per table would seat
-  lone players forever, as a table of 2 sends 1 player.
 - A single player is champion without playing: one round holding one bye that is the end.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import accumulate, pairwise
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from core.errors import KnobelcupError
 
 MIN_TABLE_SIZE = 2
 MAX_TABLE_SIZE = 12
+FEEDER_GROUPS = 1  # rules of 2026-12-01: balanced by feeder tables
+BALANCED_PLAYERS = 2  # rules of 2026-12-02: balanced by players
+CURRENT_RULE = BALANCED_PLAYERS  # what a new tournament is created under
+LEGACY_RULE = FEEDER_GROUPS  # what a tournament stored without a rule plays
 _TABLE_NAME = re.compile(r"R([1-9][0-9]*)-([1-9][0-9]*)")
 _NUMBER_RULES = {
     "player_count": "rules §5.1 players",
@@ -64,7 +67,19 @@ class TableRef(NamedTuple):
         return cls(int(match[1]), int(match[2]) - 1)
 
 
-def _check_number(name: str, value: int, low: int, high: int | None) -> None:
+class Route(NamedTuple):
+    """Where some of a table's advancers go: its advancers `first` to `first + seats - 1`
+    (in place order, from 0) take `seats` seats at `table`, which lists this table at
+    `slot` of its feeders (`BracketPlan.feeders`)."""
+
+    table: TableRef
+    slot: int
+    first: int
+    seats: int
+
+
+def check_number(name: str, value: int, low: int, high: int | None) -> None:
+    """`InvalidBracket` unless `value` is an int from `low` to `high` (None: no bound)."""
     if type(value) is not int:
         raise InvalidBracket(f"{name} must be an integer, got {value!r}", rule=_NUMBER_RULES[name])
     if value < low or (high is not None and value > high):
@@ -72,74 +87,49 @@ def _check_number(name: str, value: int, low: int, high: int | None) -> None:
         raise InvalidBracket(f"{name} must be {bound}, got {value}", rule=_NUMBER_RULES[name])
 
 
-def _balanced_starts(feeders: int, per_table: int) -> tuple[int, ...]:
-    """The first feeder of each of ceil(feeders / per_table) groups, larger groups first."""
-    tables = -(-feeders // per_table)
-    smaller, larger = divmod(feeders, tables)  # `larger` groups of smaller + 1 feeders
-    split = larger * (smaller + 1)
-    return (*range(0, split, smaller + 1), *range(split, feeders, smaller))
-
-
-def _fitting_starts(entering: list[int], table_size: int) -> tuple[int, ...]:
-    """The first feeder of each group when every group takes feeders while they fit.
-
-    `entering[f]` counts the players sent by the feeders before feeder f. A feeder sends
-    fewer than `table_size` players, so each group holds at least one feeder.
-    """
-    group_starts: list[int] = []
-    first, feeders = 0, len(entering) - 1
-    while first < feeders:
-        group_starts.append(first)
-        first = bisect_right(entering, entering[first] + table_size) - 1
-    return tuple(group_starts)
-
-
-def _sends(size: int, advance: int) -> int:
+def sends(size: int, advance: int) -> int:
     """How many players a table that is not the final sends on (a bye sends its one)."""
     return 1 if size == 1 else min(advance, size - 1)
+
+
+_Builder = Callable[[int, int, int], "BracketPlan"]
+_BUILDERS: dict[int, _Builder] = {}
+
+
+def register_rule(rule: int, builder: _Builder) -> None:
+    """Make `BracketPlan.build(..., rule=rule)` call `builder` (each rule's module does)."""
+    _BUILDERS[rule] = builder
 
 
 @dataclass(frozen=True, slots=True)
 class BracketPlan:
     """The bracket for `player_count` players; build it with `BracketPlan.build`.
 
-    `sizes[r - 1]` holds round r's table sizes; `starts[r - 1]` holds, for each table of
-    round r, the index in round r - 1 of its first feeder (empty for round 1).
+    `sizes[r - 1]` holds round r's table sizes. How the players a round sends on are
+    cut into the next round's tables is the rule's: `feeders`, `routes` and `arrivals`.
     """
 
+    rule: ClassVar[int]
     player_count: int
     table_size: int
     advance: int
     sizes: tuple[tuple[int, ...], ...]
-    starts: tuple[tuple[int, ...], ...]
 
     @classmethod
-    def build(cls, player_count: int, table_size: int, advance: int) -> BracketPlan:
-        """Compute every round's tables for these numbers (docs/rules.md §5)."""
-        _check_number("player_count", player_count, 1, None)
-        _check_number("table_size", table_size, MIN_TABLE_SIZE, MAX_TABLE_SIZE)
-        _check_number("advance", advance, 1, table_size - 1)
-        tables = -(-player_count // table_size)
-        base, larger = divmod(player_count, tables)
-        sizes = [(base + 1,) * larger + (base,) * (tables - larger)]
-        starts: list[tuple[int, ...]] = [()]
-        per_table = table_size // advance  # >= 1 because advance < table_size
-        sends_of = [0] + [_sends(size, advance) for size in range(1, table_size + 1)]
-        while len(sizes[-1]) > 1:
-            entering = list(accumulate((sends_of[s] for s in sizes[-1]), initial=0))
-            feeders = len(entering) - 1
-            if entering[-1] <= table_size:  # everyone left fits one table: the final
-                sizes.append((entering[-1],))
-                starts.append((0,))
-                continue
-            if per_table > 1:  # advance <= table_size / 2
-                group_starts = _balanced_starts(feeders, per_table)
-            else:
-                group_starts = _fitting_starts(entering, table_size)
-            bounds = pairwise((*group_starts, feeders))
-            sizes.append(tuple(entering[end] - entering[start] for start, end in bounds))
-            starts.append(group_starts)
-        return cls(player_count, table_size, advance, tuple(sizes), tuple(starts))
+    def build(
+        cls, player_count: int, table_size: int, advance: int, rule: int = CURRENT_RULE
+    ) -> BracketPlan:
+        """Compute every round's tables for these numbers under bracket rule `rule`."""
+        check_number("player_count", player_count, 1, None)
+        check_number("table_size", table_size, MIN_TABLE_SIZE, MAX_TABLE_SIZE)
+        check_number("advance", advance, 1, table_size - 1)
+        builder = _BUILDERS.get(rule) if type(rule) is int else None
+        if builder is None:
+            known = ", ".join(str(r) for r in sorted(_BUILDERS))
+            raise InvalidBracket(
+                f"bracket rule {rule!r} is unknown (known: {known})", rule="rules §5.11 plan"
+            )
+        return builder(player_count, table_size, advance)
 
     @property
     def rounds(self) -> int:
@@ -202,28 +192,26 @@ class BracketPlan:
         return min(self.advance, size - 1)
 
     def feeders(self, ref: TableRef) -> range:
-        """Indices, in the round before, of the tables feeding this one (none in round 1)."""
-        self._size(ref)
-        round, index = ref
-        if round == 1:
-            return range(0)
-        starts = self.starts[round - 1]
-        end = starts[index + 1] if index + 1 < len(starts) else len(self.sizes[round - 2])
-        return range(starts[index], end)
+        """Indices, in the round before, of the tables whose players sit at this one, in
+        seat order (none in round 1)."""
+        raise NotImplementedError
+
+    def routes(self, ref: TableRef) -> tuple[Route, ...]:
+        """Where the table's advancers go, in place order; () for the final."""
+        raise NotImplementedError
+
+    def arrivals(self, ref: TableRef) -> tuple[int, ...]:
+        """How many players each of `feeders(ref)` sends to this table, in feeder order."""
+        raise NotImplementedError
 
     def successor(self, ref: TableRef) -> TableRef | None:
-        """The table this one's survivors go on to; None for the final."""
-        self._size(ref)
-        round, index = ref
-        if round == len(self.sizes):
-            return None
-        return TableRef(round + 1, bisect_right(self.starts[round], index) - 1)
+        """The table the best of this one's advancers go on to; None for the final."""
+        routes = self.routes(ref)
+        return routes[0].table if routes else None
 
     def slot(self, ref: TableRef) -> int:
-        """This table's position in its successor's feeder list."""
-        self._size(ref)
-        round, index = ref
-        if round == len(self.sizes):
+        """This table's position among the feeders of `successor(ref)`."""
+        routes = self.routes(ref)
+        if not routes:
             raise InvalidBracket(f"the final {ref} feeds no table", rule="rules §5.8 final")
-        starts = self.starts[round]
-        return index - starts[bisect_right(starts, index) - 1]
+        return routes[0].slot

@@ -6,8 +6,9 @@ a consumer storing items) calls these and only stores what they return:
 1. `first_round` seats round 1 from the seeded order;
 2. for each finished table: `check_outcome`, then `advancing` (who goes on) and `exits`
    (who leaves, with what they need for the standings);
-3. the advancers wait at `plan.successor(ref)` in position `plan.slot(ref)`; once every
-   feeder has sent its players, `seat_next` seats that table or gives a bye;
+3. the advancers go where `plan.routes(ref)` says: each route's players wait at its
+   table in position `route.slot`; once every feeder has sent its players to a table,
+   `seat_next` seats that table or gives a bye;
 4. after the final, `standings` orders every exit.
 """
 
@@ -27,13 +28,15 @@ from core.outcome import Outcome
 class Exit(NamedTuple):
     """Where a player's tournament ended: every eliminated player and everyone in the final.
 
-    `measure` is `Outcome.standing_measure` of their placement (lower is better).
+    `measure` is `Outcome.standing_measure` of their placement (lower is better);
+    `forfeited`: they did not play that table to its end (docs/rules.md §5.9).
     """
 
     player: PlayerId
     round: int
     table_place: int
     measure: int
+    forfeited: bool = False
 
 
 def _seat_or_bye(
@@ -121,7 +124,10 @@ def exits(plan: BracketPlan, ref: TableRef, outcome: Outcome) -> tuple[Exit, ...
     leaving = (
         outcome.placements if plan.is_final(ref) else outcome.placements[plan.survivors(ref) :]
     )
-    return tuple(Exit(p.player, ref.round, p.place, outcome.standing_measure(p)) for p in leaving)
+    return tuple(
+        Exit(p.player, ref.round, p.place, outcome.standing_measure(p), p.forfeited)
+        for p in leaving
+    )
 
 
 def seat_next(
@@ -129,8 +135,8 @@ def seat_next(
 ) -> SeatTable | ByeGiven:
     """Seat `ref` once all its feeders have finished; a lone player gets a bye.
 
-    `arrivals` are the feeders' advancers in feeder order; the seat order is the feeders
-    in order, each feeder's advancers in place order.
+    `arrivals` are the feeders' advancers sent to `ref` (`plan.routes`), in feeder
+    order; the seat order is the feeders in order, each feeder's advancers in place order.
     """
     feeders = plan.feeders(ref)
     if not feeders:
@@ -141,8 +147,7 @@ def seat_next(
             rule="rules §5.6 feeders",
         )
     players: list[PlayerId] = []
-    for feeder, arrived in zip(feeders, arrivals, strict=True):
-        expected = plan.survivors(TableRef(ref.round - 1, feeder))
+    for feeder, expected, arrived in zip(feeders, plan.arrivals(ref), arrivals, strict=True):
         if len(arrived) != expected:
             raise InvalidBracket(
                 f"R{ref.round - 1}-{feeder + 1} sends {expected} player(s) to {ref}, "
@@ -158,8 +163,9 @@ def seat_next(
 def standings(exits: Iterable[Exit], seed_position: Mapping[PlayerId, int]) -> tuple[Standing, ...]:
     """Every exit in tournament order, places from 1 (docs/rules.md §5.9 standings).
 
-    Order: later round reached first, then place at the last table, then the game's
-    measure (lower better), then (decision) the seeding position, earlier first.
+    Order: later round reached first, then place at the last table, then (decision of
+    2026-12-02) those who played that table to its end before those who did not, then
+    the game's measure (lower better), then (decision) the seeding position, earlier first.
     """
     try:
         ordered = sorted(exits, key=lambda e: seed_position[e.player])
@@ -170,9 +176,10 @@ def standings(exits: Iterable[Exit], seed_position: Mapping[PlayerId, int]) -> t
     # Stable sorts, least significant key first: about 3x faster than one sort on tuple
     # keys for a million exits, most of which tie on round, place and measure.
     ordered.sort(key=attrgetter("measure"))
+    ordered.sort(key=attrgetter("forfeited"))  # False (played to the end) first
     ordered.sort(key=attrgetter("table_place"))
     ordered.sort(key=attrgetter("round"), reverse=True)  # reverse=True keeps stability
     return tuple(
-        Standing(place, e.player, e.round, e.table_place, e.measure)
+        Standing(place, e.player, e.round, e.table_place, e.measure, forfeited=e.forfeited)
         for place, e in enumerate(ordered, start=1)
     )

@@ -114,20 +114,22 @@ class Bracket:
         self._done_in_round[ref.round - 1] += 1
         if self._done_in_round[ref.round - 1] == self._tables_in_round[ref.round - 1]:
             out.append(RoundCompleted(ref.round))
-        successor = plan.successor(ref)
-        if successor is None:
+        routes = plan.routes(ref)
+        if not routes:
             self._finish(out)
             return
-        arrivals = self._arrivals.get(successor)
-        if arrivals is None:
-            feeders = len(plan.feeders(successor))
-            arrivals = self._arrivals[successor] = [()] * feeders
-            self._missing[successor] = feeders
-        arrivals[plan.slot(ref)] = going_on
-        self._missing[successor] -= 1
-        if self._missing[successor] == 0:
-            del self._arrivals[successor], self._missing[successor]
-            self._seat(seat_next(plan, successor, arrivals), out)
+        for route in routes:
+            successor = route.table
+            arrivals = self._arrivals.get(successor)
+            if arrivals is None:
+                feeders = len(plan.feeders(successor))
+                arrivals = self._arrivals[successor] = [()] * feeders
+                self._missing[successor] = feeders
+            arrivals[route.slot] = going_on[route.first : route.first + route.seats]
+            self._missing[successor] -= 1
+            if self._missing[successor] == 0:
+                del self._arrivals[successor], self._missing[successor]
+                self._seat(seat_next(plan, successor, arrivals), out)
 
     def _finish(self, out: list[Decision]) -> None:
         seed_position = {player: position for position, player in enumerate(self._players)}

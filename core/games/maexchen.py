@@ -22,6 +22,7 @@ from core.actions import (
     action_name,
     action_to_dict,
 )
+from core.checks import check_dice, check_seating, check_turn
 from core.dice import read_two_dice
 from core.errors import IllegalAction, MatchNotOver
 from core.events import (
@@ -36,7 +37,6 @@ from core.events import (
 )
 from core.options import TableOptions, options_dict, parse_options, require_range
 from core.outcome import Outcome
-from core.table import check_dice, check_seating, check_turn
 
 NAME = "maexchen"
 MAEXCHEN = 21
@@ -93,6 +93,7 @@ class MaexchenState(NamedTuple):
     in_hand: int  # the acting player's current throw, NO_VALUE before they throw
     round: int
     version: int
+    forfeited: tuple[int, ...] = ()  # seats out by a forfeit (§4.3, §4.4), in that order
 
 
 class RoundStarted(NamedTuple):
@@ -288,6 +289,7 @@ class Maexchen:
             dict(zip(state.seats, state.penalty_points, strict=True)),
             "penalty_points",
             lower_measure_is_better=True,
+            forfeited={state.seats[seat] for seat in state.forfeited},
         )
 
 
@@ -328,6 +330,7 @@ def _throw(
         state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
         state.eliminated, state.turn, Stage.ANNOUNCE, state.announcement, state.announcer,
         state.under_cup, state.under_cup_seen, value, state.round, state.version + 1,
+        state.forfeited,
     ))  # fmt: skip
     return new, (DiceThrown(player, faces, Visibility.THROWER),)
 
@@ -349,6 +352,7 @@ def _blind_reroll(
         state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
         state.eliminated, state.turn, Stage.ANNOUNCE_BLIND, state.announcement, state.announcer,
         state.under_cup, state.under_cup_seen, value, state.round, state.version + 1,
+        state.forfeited,
     ))  # fmt: skip
     return new, (DiceThrown(player, faces, Visibility.NOBODY),)
 
@@ -388,6 +392,7 @@ def _announce(
         state.options, state.seats, state.survivors, state.penalty_points, state.timeouts,
         state.eliminated, _next_active(state, seat), Stage.RESPONSE, value, seat,
         state.in_hand, stage is Stage.ANNOUNCE, NO_VALUE, state.round, state.version + 1,
+        state.forfeited,
     ))  # fmt: skip
     return new, (Announced(player, value),)
 
@@ -452,9 +457,10 @@ def _end_round(
     penalty_points = _bump(state.penalty_points, in_the_wrong, points)
     loser = state.seats[in_the_wrong]
     events = (*events, PenaltyGiven(loser, points, penalty_points[in_the_wrong]))
-    eliminated = state.eliminated
+    eliminated, forfeited = state.eliminated, state.forfeited
     if forfeits:
         eliminated = (*eliminated, in_the_wrong)
+        forfeited = (*forfeited, in_the_wrong)
         events = (*events, PlayerForfeited(loser))
     elif penalty_points[in_the_wrong] >= state.options.penalty_limit:
         eliminated = (*eliminated, in_the_wrong)
@@ -462,7 +468,7 @@ def _end_round(
     new = MaexchenState(
         state.options, state.seats, state.survivors, penalty_points, state.timeouts,
         eliminated, in_the_wrong, Stage.OPENING, NO_VALUE, -1, NO_VALUE, False, NO_VALUE,
-        state.round + 1, state.version + 1,
+        state.round + 1, state.version + 1, forfeited,
     )  # fmt: skip
     if len(state.seats) - len(eliminated) <= state.survivors:
         over = new._replace(turn=-1, stage=Stage.OVER)

@@ -14,6 +14,7 @@ from itertools import groupby
 from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
 from core.actions import Action, Forfeit, Throw, Timeout, action_name, action_to_dict
+from core.checks import check_dice, check_seating, check_turn
 from core.errors import IllegalAction, InvalidDice, MatchNotOver
 from core.events import (
     DiceThrown,
@@ -27,7 +28,6 @@ from core.events import (
 )
 from core.options import TableOptions, options_dict, parse_options
 from core.outcome import Outcome
-from core.table import check_dice, check_seating, check_turn
 
 NAME = "mariechen"
 THROWS = 6  # throws in a player's turn
@@ -241,6 +241,7 @@ class Mariechen:
             dict(zip(state.seats, state.scores, strict=True)),
             "score",
             lower_measure_is_better=False,
+            forfeited={state.seats[seat] for seat in state.forfeited},
         )
 
 

@@ -37,7 +37,10 @@ _MEANINGS = {
 }
 BODY = (400, 413, 415, 422)
 AUTH = (401, 403)
-_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
+# Powertools' bodies for a request or an answer that fails its model: the API sends
+# neither (its own 422 and 500 bodies are `ErrorBody`), and `ResponseValidationError`
+# refers to `ValidationError`, so it must go with it or its `$ref` dangles.
+_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError", "ResponseValidationError")
 _ERROR_REF = "#/components/schemas/ErrorBody"
 
 

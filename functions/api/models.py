@@ -13,7 +13,7 @@ from core.fair_dice import PLAYER_SEED_MAX, SCHEME, InvalidPlayerSeed, check_pla
 from core.names import MAX_LENGTH, MIN_LENGTH, display_name, visible_text
 from core.registry import game_names
 from functions.api.game_views import AsSent, GameView
-from infra.join_codes import JOIN_CODE_PATTERN
+from infra.services.join_codes import JOIN_CODE_PATTERN
 
 MAX_PLAYERS = 1_000_000
 TOURNAMENT_NAME_LENGTH = 100
@@ -192,6 +192,11 @@ class Standing(Lazy):
     round: int
     table_place: int
     measure: int
+    forfeited: bool = Field(
+        default=False,
+        description="did not play their last table to its end (a forfeit): placed below those"
+        " who did at the same round and table place",
+    )
 
 
 class StartProgress(Lazy):
@@ -350,6 +355,12 @@ class TableDice(Lazy):
     )
 
 
+DEADLINE_FIELD = Field(
+    default=None,
+    description="when the turn in play times out, in epoch seconds (compare with the"
+    " answer's Date header, not the client's clock); null once over, and in the answer"
+    " to an action",
+)
 DICE_FIELD = Field(
     default=None,
     description="the commitment, seeds and (once over) server seed the dice follow from;"
@@ -365,6 +376,7 @@ class TableView(Lazy):
     over: bool
     players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     dice: TableDice | None = DICE_FIELD
+    deadline: int | None = DEADLINE_FIELD
     view: GameView
     events: list[dict[str, Any]] | None = None
 
@@ -414,6 +426,7 @@ class TableEvents(AsSent):
     over: bool
     players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     dice: TableDice | None = DICE_FIELD
+    deadline: int | None = DEADLINE_FIELD
     version: int = Field(description="the table's version now: ask next with `after` = this")
     to_act: str | None = Field(description="whose turn it is now; null once over")
     records: list[LogRecord] = Field(description="every step after `after`, oldest first")
@@ -501,6 +514,9 @@ class LiveStanding(Lazy):
     place_from: int
     place_to: int
     disqualified: bool
+    forfeited: bool = Field(
+        default=False, description="did not play their last table to its end (a forfeit)"
+    )
 
 
 class LiveStandingsPage(Lazy):

@@ -1,6 +1,6 @@
 """SQS (fed by the bus's JobStepRule) → one step of a tournament's lifecycle job.
 
-Each message asks for one step (`infra.jobs`); the queue hands them over one at a time
+Each message asks for one step (`infra.jobs.runner`); the queue hands them over one at a time
 (batch size 1), so one invocation does one bounded step. A step that fails goes back
 to the queue and is run again; a copy of a message whose step is done does nothing.
 """
@@ -23,8 +23,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from functions.observability import logger, metrics, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_jobs
-from infra.events import JobStepReady
-from infra.jobs import JobRunner
+from infra.jobs.runner import JobRunner
+from infra.outbox.events import JobStepReady
 
 jobs: Wired[JobRunner] = Wired(build_jobs)
 processor = BatchProcessor(event_type=EventType.SQS)

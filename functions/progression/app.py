@@ -23,8 +23,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from functions.observability import logger, metrics, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_progression
-from infra.events import TableFinished
-from infra.progression import ProgressionService
+from infra.outbox.events import TableFinished
+from infra.services.progression import ProgressionService
 
 progression: Wired[ProgressionService] = Wired(build_progression)
 processor = BatchProcessor(event_type=EventType.SQS)

@@ -1,5 +1,5 @@
 """DynamoDB stream → EventBridge, and → WebSocket connections: puts the domain events
-each item change means, and pushes the change to whoever listens (`infra.push`).
+each item change means, and pushes the change to whoever listens (`infra.outbox.push`).
 
 Records are handled in order with Powertools' batch processor; a record that fails is
 reported, and Lambda retries the batch from that record on, so events are put in the
@@ -24,8 +24,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from functions.observability import logger, metrics, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_publisher, build_pusher
-from infra.publisher import EventPublisher, change_from_record, events_of
-from infra.push import Pusher
+from infra.outbox.publisher import EventPublisher, change_from_record, events_of
+from infra.outbox.push import Pusher
 
 publisher: Wired[EventPublisher] = Wired(build_publisher)
 pusher: Wired[Pusher | None] = Wired(build_pusher)  # None: no WebSocket API to push to

@@ -3,7 +3,7 @@ connection (refusing it with 400, 401, 404 or 429), `$disconnect` forgets it, an
 `$default` answers `{"action": "ping"}` with `{"type": "pong"}`.
 
 This function only keeps the list of listeners; what they hear is posted by the
-publisher as the table's changes come off the stream (`infra.push`).
+publisher as the table's changes come off the stream (`infra.outbox.push`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from functions.observability import logger, metrics, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_sockets
 from infra.errors import Forbidden, NotFound, Throttled, Unauthorized
-from infra.sockets import BadConnect, ConnectRequest, SocketService
+from infra.services.sockets import BadConnect, ConnectRequest, SocketService
 
 sockets: Wired[SocketService] = Wired(build_sockets)
 _STATUS: tuple[tuple[type[KnobelcupError], int], ...] = (
@@ -106,16 +106,26 @@ def _bearer(headers: dict[str, str]) -> str:
     return ""
 
 
+MAX_MESSAGE = 1024  # characters: a ping is 18; API Gateway would carry up to 128 KB
+_PING_ONLY = 'the only message a client sends is {"action": "ping"}'
+
+
 def _answer(body: object) -> dict[str, Any]:
-    """The answer to a message a client sent."""
+    """The answer to a message a client sent: a pong, or a typed error, never an
+    exception (a frame nested deeper than the JSON parser recurses is a RecursionError)."""
+    if not isinstance(body, str) or len(body) > MAX_MESSAGE:
+        return _error("bad_message", f"a message is JSON of at most {MAX_MESSAGE} characters")
     try:
-        action = json.loads(body).get("action") if isinstance(body, str) else None
-    except (ValueError, AttributeError):
-        action = None
-    if action == "ping":
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return _error("bad_message", f"a message is a JSON object: {_PING_ONLY}")
+    if not isinstance(message, dict):
+        return _error("bad_message", f"a message is a JSON object: {_PING_ONLY}")
+    if message.get("action") == "ping":
         return {"type": "pong"}
-    return {
-        "type": "error",
-        "code": "unknown_action",
-        "message": 'the only message a client sends is {"action": "ping"}',
-    }
+    return _error("unknown_action", _PING_ONLY)
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    metrics.add_metric(name="BadMessages", unit=MetricUnit.Count, value=1)
+    return {"type": "error", "code": code, "message": message}

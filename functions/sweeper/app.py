@@ -2,7 +2,7 @@
 
 The backstop behind Scheduler and TimeoutFunction: it finds overdue tables through the
 sparse index `deadlines`, never by a scan, and plays their timeouts through the same
-version check as TimeoutFunction (`infra.sweeper`). It stops short of its own timeout
+version check as TimeoutFunction (`infra.services.sweeper`). It stops short of its own timeout
 and leaves what it did not reach for the next run.
 """
 
@@ -16,7 +16,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from functions.observability import logger, metrics, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_sweeper
-from infra.sweeper import DeadlineSweeper
+from infra.services.sweeper import DeadlineSweeper
 
 sweeper: Wired[DeadlineSweeper] = Wired(build_sweeper)
 

@@ -22,7 +22,7 @@ services: Wired[Services] = Wired(build_services)
 
 
 class TurnDeadline(BaseModel):
-    """A schedule's input (`infra.timers.timeout_input`)."""
+    """A schedule's input (`infra.outbox.timers.timeout_input`)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -20,8 +20,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from functions.observability import logger, metrics, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_timers
-from infra.publisher import change_from_record
-from infra.timers import TurnTimers, last_changes
+from infra.outbox.publisher import change_from_record
+from infra.outbox.timers import TurnTimers, last_changes
 
 timers: Wired[TurnTimers] = Wired(build_timers)
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)

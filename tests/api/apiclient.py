@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from functions.api.app import lambda_handler
-from infra.jobs import JobRunner
+from infra.jobs.runner import JobRunner
 from local.lambda_events import HttpAnswer, invoke_http
 
 Answer = HttpAnswer

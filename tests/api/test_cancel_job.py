@@ -9,11 +9,11 @@ from apiclient import Stack
 
 from core.bracket import BracketPlan
 from functions.wiring import services
-from infra import finish_job
-from infra.cancel_job import CancelJob, table_refs
-from infra.events import JobStepReady
-from infra.jobs import JobRunner
-from infra.records import Status
+from infra.jobs import finish as finish_job
+from infra.jobs.cancel import CancelJob, table_refs
+from infra.jobs.runner import JobRunner
+from infra.outbox.events import JobStepReady
+from infra.store.tournament_items import Status
 
 
 def running(stack: Stack, players: int) -> tuple[str, str]:

@@ -23,9 +23,9 @@ from cli import verify as verify_command
 from core.dice_proof import prove_table
 from core.fair_dice import DiceMismatch, verify_dice
 from infra.dice import SecretDice, SeededDice, seeded_server_seed
-from infra.publisher import StreamChange, events_of
-from infra.push import table_push
-from infra.table_item import table_key
+from infra.outbox.publisher import StreamChange, events_of
+from infra.outbox.push import table_push
+from infra.store.table_item import table_key
 
 SEEDS = ["k3Hq9-wZ", None, "q7#Lx", "~~~~"]  # one player gives none: the default "-"
 

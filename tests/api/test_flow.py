@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import base64
+import math
 import random
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from apiclient import Stack
+from conftest import NOW
 from leaks import leaks, seed_leaks, throws_of
 
 from core.audit import verify
-from infra.table_item import table_key
+from infra.store.table_item import table_key
 
 PLAYERS = 12
 
@@ -213,3 +215,33 @@ def feed_shows_what_the_rules_show(
             if event["dice"] != (faces if visible else None):
                 wrong.append(f"{viewer} got {event} at version {record['version']}")
     return wrong
+
+
+def test_every_read_of_a_table_in_play_tells_when_its_turn_times_out(stack: Stack) -> None:
+    """The play page counts down from the server's deadline, not from a local guess."""
+    api = stack.api
+    tournament, _, players = create_and_start(stack, turn_timeout_seconds=30)
+    player = players[0]
+    token = player["player_token"]
+    table = api.call("GET", f"/tournaments/{tournament}/me", token=token).body["table"]
+    path = f"/tournaments/{tournament}/tables/{table}"
+    reads = [
+        api.call("GET", path + "/me", token=token).body,
+        api.call("GET", path).body,
+        api.call("GET", path + "/events", query="after=-1").body,
+    ]
+    deadlines = {read["deadline"] for read in reads}
+    assert len(deadlines) == 1, deadlines
+    [deadline] = deadlines
+    assert deadline == math.ceil(NOW + 30)  # the stack's clock stands still
+    to_act = reads[0]["view"]["to_act"]
+    mover = next(p for p in players if p["player_id"] == to_act)
+    acted = api.call(
+        "POST",
+        path + "/actions",
+        {"version": reads[0]["view"]["version"], "action": {"kind": "throw"}},
+        token=mover["player_token"],
+    )
+    assert acted.status == 200, acted.body
+    assert acted.body["deadline"] is None  # an answer is replayed as first sent: no clock in it
+    assert api.call("GET", path).body["deadline"] == deadline  # the same turn: throw, announce

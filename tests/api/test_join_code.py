@@ -8,7 +8,7 @@ import re
 
 from apiclient import Stack
 
-from infra.records import META, tournament_pk
+from infra.store.tournament_items import META, tournament_pk
 
 GAME = {"game": "maexchen", "table_size": 4, "advance": 1}
 CODE = "Kneipe-7"

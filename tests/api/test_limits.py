@@ -15,11 +15,11 @@ from suite_dice import suite_seed
 
 from functions.api.app import lambda_handler
 from functions.wiring import use_services
-from infra.admission import Admission, key_matches
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
-from infra.rate_limits import Limit
+from infra.services.admission import Admission, key_matches
 from infra.settings import Settings
+from infra.store.rate_limits import Limit
 from local.lambda_events import HttpAnswer, LocalContext, http_api_event, invoke_http
 from local.provision import load_template
 

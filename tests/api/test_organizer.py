@@ -11,7 +11,7 @@ import pytest
 from apiclient import Stack
 
 from functions.wiring import services
-from infra.records import PlayerExit
+from infra.store.tournament_items import PlayerExit
 
 NOW = 1_800_000_000.0  # the stack fixture's clock
 
@@ -346,6 +346,27 @@ def test_live_standings_place_players_as_far_as_decided(stack: Stack) -> None:
     # third places first (docs/rules.md §5.9: place at the table, then measure, then seeding)
     assert {rows[0]["player"], rows[1]["player"]} == {first[2], second[0]}
     assert rows[2]["table_place"] == 4
+
+
+def test_live_standings_put_a_forfeiter_below_those_who_played_to_the_end(stack: Stack) -> None:
+    # docs/rules.md §5.9: fourth at both tables of round 1; R1-1's fourth forfeited with
+    # the best measure (a 42 forfeiter's 0 sticks): R1-2's fourth stands above them
+    tournament, organizer, _ = running(stack, 8)
+    store = services().organizer._store
+    listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body["tables"]
+    first, second = listing[0]["players"], listing[1]["players"]
+    store.record_exit(tournament, first[2], PlayerExit(1, "R1-1", 3, 2, True))
+    store.record_exit(tournament, first[3], PlayerExit(1, "R1-1", 4, 0, True, forfeited=True))
+    store.record_exit(tournament, second[2], PlayerExit(1, "R1-2", 3, 1, True))
+    store.record_exit(tournament, second[3], PlayerExit(1, "R1-2", 4, 3, True))
+    path = f"/tournaments/{tournament}/organizer/standings"
+    rows = stack.api.call("GET", path, token=organizer).body["standings"]
+    assert [(r["place"], r["player"], r["forfeited"]) for r in rows] == [
+        (5, second[2], False),
+        (6, first[2], False),
+        (7, second[3], False),
+        (8, first[3], True),
+    ]
 
 
 @pytest.mark.parametrize("limit", ["0", "1001", "x"])

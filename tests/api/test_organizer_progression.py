@@ -12,11 +12,11 @@ from core.match import actor
 from functions.wiring import services
 from infra.bootstrap import build_progression
 from infra.dice import SeededDice
-from infra.events import TableFinished
-from infra.progression import ProgressionService
-from infra.publisher import table_finished_event
+from infra.outbox.events import TableFinished
+from infra.outbox.publisher import table_finished_event
+from infra.services.progression import ProgressionService
 from infra.settings import Settings
-from infra.table_item import TableRecord
+from infra.store.table_item import TableRecord
 
 NOW = 1_800_000_000.0
 

@@ -23,7 +23,7 @@ from functions.api.pages.markup import esc
 from functions.api.pages.qr import qr_svg
 from functions.api.routes import pages
 from functions.wiring import services, use_services
-from infra.table_item import TableRecord
+from infra.store.table_item import TableRecord
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 REFRESH = '<meta http-equiv="refresh"'
@@ -235,7 +235,7 @@ def test_names_are_escaped_on_every_page(stack: Stack) -> None:
 
 def test_a_name_xml_forbids_still_makes_a_valid_svg() -> None:
     assert esc("a\x01b\ud800c") == "a\ufffdb\ufffdc"
-    box = TableBox("R1-1", bracket_svg.PLAYING, (Seat("x\x00y"), Seat(EVIL)), 2, None)
+    box = TableBox("R1-1", bracket_svg.PLAYING, (Seat("x\x00y"), Seat(EVIL)), 2, ())
     svg = bracket_svg.render(Picture((RoundColumn(1, 1, (box,)),), champion="\x1b"))
     ET.fromstring(svg)
     svg.encode()  # no lone surrogate left to fail the UTF-8 body
@@ -350,12 +350,11 @@ def synthetic_picture(players: int, table_size: int, advance: int) -> tuple[Brac
         boxes = []
         for index in range(plan.tables_in(number)):
             ref = TableRef(number, index)
-            following = plan.successor(ref)
             seats = tuple(
                 Seat(f"{ref}/{seat}", bracket_svg.ON if seat < plan.survivors(ref) else "out")
                 for seat in range(plan.seats_at(ref))
             )
-            successor = None if following is None else following.index
+            successor = tuple(route.table.index for route in plan.routes(ref))
             boxes.append(TableBox(str(ref), bracket_svg.OVER, seats, len(seats), successor))
         rounds.append(RoundColumn(number, plan.tables_in(number), tuple(boxes)))
     return plan, Picture(tuple(rounds), champion="R-final/0")

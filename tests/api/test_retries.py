@@ -7,7 +7,7 @@ from apiclient import Stack
 from test_errors import first_turn
 
 from functions.wiring import services
-from infra.table_item import TableRecord
+from infra.store.table_item import TableRecord
 
 
 def test_the_same_idempotency_key_returns_the_same_answer_and_applies_once(stack: Stack) -> None:

@@ -10,9 +10,9 @@ from apiclient import Stack
 
 from core.bracket import seeded_order
 from functions.wiring import services
-from infra.jobs import JobRunner
-from infra.start_job import StartJob
-from infra.tournaments import order_digest
+from infra.jobs.runner import JobRunner
+from infra.jobs.start import StartJob
+from infra.services.tournaments import order_digest
 
 NOW = 1_800_000_000.0  # the stack fixture's clock
 
@@ -130,7 +130,7 @@ def test_a_step_delivered_twice_is_done_once(stack: Stack) -> None:
 
 
 def _ready(tournament: str, step: int) -> Any:
-    from infra.events import JobStepReady  # noqa: PLC0415
+    from infra.outbox.events import JobStepReady  # noqa: PLC0415
 
     return JobStepReady(event_id="x", tournament=tournament, job="start", step=step)
 
@@ -205,7 +205,9 @@ def test_an_order_start_refuses_when_someone_registered_since_the_count(
     late = stack.api.call("POST", f"/tournaments/{tournament}/players", {"name": "late"}).body
     # the count the start makes comes before the late registration, its player list after
     monkeypatch.setattr(repository, "registration_counts", lambda _: counted)
-    monkeypatch.setattr("infra.tournaments.TournamentService._registered_ids", lambda *_: order)
+    monkeypatch.setattr(
+        "infra.services.tournaments.TournamentService._registered_ids", lambda *_: order
+    )
     answer = stack.api.call(
         "POST", f"/tournaments/{tournament}/start", {"order": order}, token=organizer
     )

@@ -210,3 +210,14 @@ def test_a_bot_whose_action_is_refused_stops_and_says_why(
         "kc_wrong-1: stopped: the service rejected {'kind': 'announce', 'value': 7}: "
         "illegal_action: throw before you announce"
     ) in out
+
+
+def test_the_readme_s_bot_section_names_every_action_and_the_bot_options() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Bots") : readme.index("## The HTTP API")]
+    for kind in ("throw", "doubt", "announce", "blind_reroll", "stop", "concede"):
+        assert f"`{kind}`" in section, kind
+    assert "rank order" in section and "31, 32, 41" in section
+    assert "only in the view of the player\nto act" in section
+    for option in ("KNOBELCUP_URL", "--join-code", "--think", "--pace"):
+        assert option in section, option

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import itertools
@@ -19,14 +20,14 @@ from suite_dice import suite_seed
 
 from cli.api_client import ApiError
 from cli.main import build_parser
-from cli.organize import run
+from cli.organize import Organizer, run
 from cli.organizer_tokens import TokenFile
 from functions.api.app import lambda_handler
 from functions.wiring import services, use_services
-from infra.admission import Admission
 from infra.bootstrap import build_jobs, build_services
 from infra.dice import SeededDice
-from infra.jobs import JobRunner
+from infra.jobs.runner import JobRunner
+from infra.services.admission import Admission
 from infra.settings import Settings
 from local.lambda_events import invoke_http
 from local.provision import create_tables
@@ -172,3 +173,39 @@ def test_create_with_the_deployment_s_key_and_a_join_code(
     assert "bracket?projector=1&code=WUERFEL" in out
     read = service.ok("GET", f"/tournaments/{kept.tournament_id}")
     assert read["join_code_required"] is True
+
+
+def test_a_status_watch_goes_on_after_a_rotation_from_this_computer(
+    service: InProcess, tmp_path: Path
+) -> None:
+    ring = tmp_path / "tournaments.json"
+    organize(service, ring, "create", "--name", "Cup", "--no-qr")
+    tournament = TokenFile(ring).all()[0].tournament_id
+    organize(service, ring, "open", tournament)
+    steps = iter(["rotate-token", "cancel"])  # between two looks: rotate; then end it
+
+    def meanwhile(seconds: float) -> None:
+        assert organize(service, ring, next(steps), tournament)[0] == 0
+
+    out = io.StringIO()
+    watcher = Organizer(service, TokenFile(ring), URL, out, sleep=meanwhile)
+    args = build_parser().parse_args(
+        ["organize", "status", tournament, "--watch", "5", "--tokens-file", str(ring)]
+    )
+    assert watcher.run(args) == 0
+    said = out.getvalue()
+    assert "the organizer token was rotated: going on with the new one" in said
+    assert said.count("Cup: ") == 3 and "Cup: cancelled" in said
+
+
+def test_a_token_rotated_elsewhere_says_what_to_do(service: InProcess, tmp_path: Path) -> None:
+    ring = tmp_path / "tournaments.json"
+    organize(service, ring, "create", "--name", "Cup", "--no-qr")
+    kept = TokenFile(ring).all()[0]
+    organize(service, tmp_path / "ring", "rotate-token", kept.tournament_id, "--token", kept.token)
+    args = build_parser().parse_args(
+        ["organize", "status", kept.tournament_id, "--tokens-file", str(ring), "--url", URL]
+    )
+    with contextlib.redirect_stderr(io.StringIO()) as err:
+        assert run(args, service, io.StringIO()) == 1
+    assert "--token NEW-TOKEN" in err.getvalue() and "Traceback" not in err.getvalue()

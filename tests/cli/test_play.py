@@ -23,12 +23,16 @@ from suite_dice import suite_seed
 
 from cli.api_client import ApiClient
 from cli.botkit import BotResult, load_decider, run_bot
+from cli.demo import parse_args as demo_options
+from cli.demo_bots import DemoBots, bot_names
+from cli.main import build_parser, main
 from cli.play import Player, play
 from cli.push_watch import connector
 from cli.table_story import Narrator, continues_turn, names_from, ordinal
 from cli.table_text import announcement_line, choice_label, seat_lines, situation_lines
 from core.actions import Announce, Throw, Timeout
 from core.audit import records_after
+from core.bracket import BracketPlan
 from core.match import Move, Seating, replay_log
 from core.registry import get_game
 from local.lambda_events import HttpAnswer
@@ -397,3 +401,72 @@ def test_ctrl_c_stops_cleanly_and_the_token_resumes(service_url: str) -> None:
     client = ApiClient(service_url)
     assert play(client, tournament, token=stopped.group(1), out=again, pause=interrupted) == 130
     assert again.getvalue().startswith("Welcome back, Ben (p-")
+
+
+# --- a tournament with a join code ----------------------------------------------------
+
+JOIN_CODE = "KNEIPE-7"
+
+
+def coded_cup(url: str, table_size: int) -> tuple[ApiClient, str, str]:
+    """A Mäxchen tournament open for registration that asks for `JOIN_CODE`."""
+    organizer = ApiClient(url)
+    body = {"game": "maexchen", "name": "Coded", "table_size": table_size, "advance": 1}
+    made = organizer.ok("POST", "/tournaments", {**body, "join_code": JOIN_CODE})
+    tournament, token = made["tournament_id"], made["organizer_token"]
+    organizer.ok("POST", f"/tournaments/{tournament}/registration/open", token=token)
+    return organizer, tournament, token
+
+
+def test_bots_join_with_the_join_code_and_play_to_the_end(
+    service_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    organizer, tournament, token = coded_cup(service_url, 2)
+    bot = [str(BOTS / "maexchen_honest.py"), "--url", service_url, "--tournament", tournament]
+    assert main(["bot", *bot, "--no-push"]) == 1  # without the code: refused, and said why
+    assert "join_code_required" in capsys.readouterr().out
+
+    def start_once_both_registered() -> None:
+        path = f"/tournaments/{tournament}"
+        wait_until(lambda: organizer.ok("GET", path)["player_count"] == 2)
+        organizer.ok("POST", f"{path}/start", token=token)
+
+    with ThreadPoolExecutor(1) as starter:
+        started = starter.submit(start_once_both_registered)
+        assert main(["bot", *bot, "--count", "2", "--join-code", JOIN_CODE, "--poll", "0.1"]) == 0
+        started.result()
+    printed = capsys.readouterr().out
+    assert "place 1" in printed and "place 2" in printed, printed
+
+
+def test_a_person_joins_with_the_join_code(service_url: str) -> None:
+    _, tournament, _ = coded_cup(service_url, 3)
+
+    def interrupted(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    options = build_parser().parse_args(
+        ["play", "--tournament", tournament, "--name", "Anna", "--join-code", JOIN_CODE]
+    )
+    assert options.join_code == JOIN_CODE
+    out = io.StringIO()
+    client = ApiClient(service_url)
+    code = play(client, tournament, name="Anna", join_code=JOIN_CODE, out=out, pause=interrupted)
+    assert code == 130 and out.getvalue().startswith("Registered as Anna (p-"), out.getvalue()
+
+
+def test_bots_think_and_the_demo_keeps_a_pace_an_organizer_can_follow(service_url: str) -> None:
+    assert build_parser().parse_args(["bot", "m", "--tournament", "t", "--think", "2"]).think == 2
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bot", "m", "--tournament", "t", "--think", "-1"])
+    assert demo_options(["--pace", "1.5"]).pace == 1.5
+    organizer, tournament, token = organize(service_url)
+    bots = DemoBots(service_url, tournament, "maexchen", workers=3, pace=0.2)
+    bots.register(bot_names(3))
+    organizer.ok("POST", f"/tournaments/{tournament}/start", {"seed": "paced"}, token=token)
+    began = time.monotonic()
+    finished = bots.play(BracketPlan.build(3, 3, 1), lambda _round: None)
+    seconds = time.monotonic() - began
+    assert finished["status"] == "finished"
+    # one table, one action at a time: every action waited its 0.2 s
+    assert seconds >= 0.2 * bots.actions, (seconds, bots.actions)

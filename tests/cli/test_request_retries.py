@@ -4,8 +4,10 @@ up; and how a bot follows a table (the feed first, its view only when it is to a
 
 from __future__ import annotations
 
+import errno
 import http.client
 import json
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import formatdate
@@ -18,6 +20,7 @@ from cli.api_client import (
     RetriesExhausted,
     Retrying,
     RetryPolicy,
+    ServiceUnreachable,
     retry_after_seconds,
 )
 from cli.botkit import BotStopped, play_table
@@ -300,3 +303,60 @@ def test_how_a_bot_waits_is_one_replaceable_function() -> None:
 def test_a_bye_ends_the_table_at_once() -> None:
     made, _, _ = session([answer(409, {"code": "wrong_status", "message": "a bye"})])
     assert play_table(made, "R1-1", lambda seen: {"kind": "throw"}) == 0
+
+
+# --- a service that was never there -----------------------------------------------------------
+
+
+@dataclass
+class NeverThere(FakeTransport):
+    """A transport that has not had an answer yet: nothing listens at its address."""
+
+    base_url: str = "http://127.0.0.1:9"
+    answered: bool = False
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [ConnectionRefusedError(111, "Connection refused"),
+     socket.gaierror(-2, "Name or service not known"),
+     OSError(errno.EHOSTUNREACH, "No route to host")],
+    ids=lambda f: type(f).__name__ if type(f) is not OSError else "no-route",
+)  # fmt: skip
+def test_a_service_that_never_answered_is_given_up_on_within_seconds(failure: OSError) -> None:
+    transport, clock = NeverThere([failure] * 50), FakeClock()
+    sender = Retrying(transport, RetryPolicy(), sleep=clock.sleep, clock=clock, jitter=lambda: 1)
+    for idempotent in (True, False):  # a registration too: nothing was sent
+        with pytest.raises(ServiceUnreachable) as error:
+            sender.call("GET", "/tournaments/t-1", idempotent=idempotent)
+        assert clock.now <= RetryPolicy().unreached_budget + 2.0
+        message = str(error.value)
+        assert message.startswith("cannot reach http://127.0.0.1:9 (")
+        assert "make serve" in message and "KNOBELCUP_URL" in message
+        clock.now = 0.0
+
+
+def test_a_service_that_answered_once_is_retried_through_a_blip() -> None:
+    transport, clock = (
+        NeverThere([ConnectionRefusedError("refused")] * 12 + [answer(200, {})]),
+        FakeClock(),
+    )
+    transport.answered = True  # it was there: a restart, say
+    sender = Retrying(transport, RetryPolicy(), sleep=clock.sleep, clock=clock, jitter=lambda: 1)
+    assert sender.call("GET", "/tournaments/t-1").status == 200
+    assert clock.now > RetryPolicy().unreached_budget
+
+
+def test_a_thinking_bot_pauses_before_each_action_and_only_then() -> None:
+    me = SEAT.player_id
+    made, transport, paused = session([
+        feed(0, me, new=1), view(0, me),
+        view(1, me),  # the answer to its throw: still its turn
+        view(2, "p-x"),
+        feed(4, None, over=True, new=2),
+    ])  # fmt: skip
+    assert play_table(made, "R1-1", lambda seen: {"kind": "throw"}, think=1.5) == 2
+    assert paused == [1.5, 1.5]  # one think per action; no look at the feed waits longer
+    assert [path.rsplit("/", 1)[-1] for _, path, _ in transport.sent] == [
+        "events", "me", "actions", "actions", "events"
+    ]  # fmt: skip

@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.bracket import (
+    BALANCED_PLAYERS,
+    FEEDER_GROUPS,
     Bracket,
     BracketPlan,
     ByeGiven,
@@ -26,7 +28,8 @@ PAIRS = [(ts, adv) for ts in range(2, 13) for adv in range(1, ts)]
 
 
 def check_plan(plan: BracketPlan) -> None:
-    """The plan's shape: round 1 holds everyone, each table holds what its feeders send."""
+    """The plan's shape under the rule of 2026-12-01: round 1 holds everyone, each table
+    holds what its feeders send."""
     assert sum(plan.table_sizes(1)) == plan.player_count
     assert plan.tables_in(plan.rounds) == 1
     for round in range(2, plan.rounds + 1):
@@ -116,10 +119,15 @@ def random_outcome(table: SeatTable, rng: random.Random) -> Outcome:
     )
 
 
-def play(player_count: int, table_size: int, advance: int, seed: int) -> None:
-    """Play a whole tournament with random outcomes and order; assert every invariant."""
-    plan = BracketPlan.build(player_count, table_size, advance)
-    check_plan(plan)
+def play(
+    player_count: int, table_size: int, advance: int, seed: int, rule: int = FEEDER_GROUPS
+) -> None:
+    """Play a whole tournament with random outcomes and order; assert every invariant.
+    The plan's own shape is checked here for the rule of 2026-12-01 (test_fair_brackets
+    checks the rule of 2026-12-02)."""
+    plan = BracketPlan.build(player_count, table_size, advance, rule)
+    if rule == FEEDER_GROUPS:
+        check_plan(plan)
     rng = random.Random(seed)
     players = seeded_order([f"p{i}" for i in range(player_count)], f"seed-{seed}")
     bracket = Bracket(plan, players)
@@ -162,12 +170,13 @@ def play(player_count: int, table_size: int, advance: int, seed: int) -> None:
     player_count=st.integers(1, 5000),
     pair=st.sampled_from(PAIRS),
     seed=st.integers(0, 2**32 - 1),
+    rule=st.sampled_from([FEEDER_GROUPS, BALANCED_PLAYERS]),
 )
 def test_any_tournament_finishes_with_one_champion_and_full_standings(
-    player_count: int, pair: tuple[int, int], seed: int
+    player_count: int, pair: tuple[int, int], seed: int, rule: int
 ) -> None:
     table_size, advance = pair
-    play(player_count, table_size, advance, seed)
+    play(player_count, table_size, advance, seed, rule)
 
 
 @settings(max_examples=300, deadline=None)
@@ -176,13 +185,16 @@ def test_rounds_are_balanced_and_no_table_exceeds_the_table_size(
     player_count: int, pair: tuple[int, int]
 ) -> None:
     table_size, advance = pair
-    check_balanced_rounds(BracketPlan.build(player_count, table_size, advance))
+    check_balanced_rounds(BracketPlan.build(player_count, table_size, advance, FEEDER_GROUPS))
 
 
+@pytest.mark.parametrize("rule", [FEEDER_GROUPS, BALANCED_PLAYERS])
 @pytest.mark.parametrize(("table_size", "advance"), PAIRS)
-def test_every_table_size_and_advance_for_edge_player_counts(table_size: int, advance: int) -> None:
+def test_every_table_size_and_advance_for_edge_player_counts(
+    table_size: int, advance: int, rule: int
+) -> None:
     for player_count in sorted({1, 2, table_size, table_size + 1, 97, 5000}):
-        play(player_count, table_size, advance, seed=player_count * 31 + table_size)
+        play(player_count, table_size, advance, seed=player_count * 31 + table_size, rule=rule)
 
 
 def test_seeded_order_is_a_permutation() -> None:

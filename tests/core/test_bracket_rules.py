@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.bracket import (
+    FEEDER_GROUPS,
     Bracket,
     BracketPlan,
     ByeGiven,
@@ -135,7 +136,8 @@ def test_each_finished_table_sends_its_top_advance_players_on() -> None:
 
 
 def test_next_table_is_fed_by_floor_table_size_over_advance_consecutive_tables() -> None:
-    plan = BracketPlan.build(36, 6, 2)  # floor(6 / 2) = 3 feeders per table
+    # the bracket rule of 2026-12-01 (docs/rules.md §5.11), kept for running tournaments
+    plan = BracketPlan.build(36, 6, 2, FEEDER_GROUPS)  # floor(6 / 2) = 3 feeders per table
     assert plan.tables_in(1) == 6
     assert plan.tables_in(2) == 2
     assert plan.feeders(TableRef(2, 0)) == range(0, 3)
@@ -145,10 +147,12 @@ def test_next_table_is_fed_by_floor_table_size_over_advance_consecutive_tables()
         TableRef(2, 1)
     ] * 3
     assert [plan.slot(TableRef(1, i)) for i in range(6)] == [0, 1, 2, 0, 1, 2]
-    wide = BracketPlan.build(72, 6, 1)  # floor(6 / 1) = 6 feeders per table
+    wide = BracketPlan.build(72, 6, 1, FEEDER_GROUPS)  # floor(6 / 1) = 6 feeders per table
     assert wide.tables_in(1) == 12
     assert [wide.feeders(TableRef(2, i)) for i in range(2)] == [range(0, 6), range(6, 12)]
-    ragged = BracketPlan.build(48, 6, 2)  # 8 tables: groups of 3, 3 and a last group of 2
+    ragged = BracketPlan.build(
+        48, 6, 2, FEEDER_GROUPS
+    )  # 8 tables: groups of 3, 3 and a last group of 2
     assert [ragged.feeders(TableRef(2, i)) for i in range(3)] == [
         range(0, 3),
         range(3, 6),
@@ -158,8 +162,9 @@ def test_next_table_is_fed_by_floor_table_size_over_advance_consecutive_tables()
 
 
 def test_balanced_rounds_example_200_players_tables_of_6_two_go_on() -> None:
+    # the bracket rule of 2026-12-01 (docs/rules.md §5.11), kept for running tournaments
     # docs/rules.md §5.5 "Balanced rounds": g = floor(6 / 2) = 3 feeders per table at most.
-    plan = BracketPlan.build(200, 6, 2)
+    plan = BracketPlan.build(200, 6, 2, FEEDER_GROUPS)
     assert [plan.tables_in(r) for r in range(1, plan.rounds + 1)] == [34, 12, 4, 2, 1]
     # 34 feeders in ceil(34 / 3) = 12 groups: ten of 3, then two of 2 (larger first)
     assert plan.table_sizes(2) == (6,) * 10 + (4, 4)
@@ -175,8 +180,9 @@ def test_balanced_rounds_example_200_players_tables_of_6_two_go_on() -> None:
 
 
 def test_balanced_rounds_when_feeders_do_not_divide_by_g() -> None:
+    # the bracket rule of 2026-12-01 (docs/rules.md §5.11), kept for running tournaments
     # 42 / 6 / 2: 7 feeders, g = 3, k = ceil(7 / 3) = 3 groups of 3, 2, 2 (not 3, 3, 1)
-    plan = BracketPlan.build(42, 6, 2)
+    plan = BracketPlan.build(42, 6, 2, FEEDER_GROUPS)
     assert plan.table_sizes(2) == (6, 4, 4)
     assert [plan.feeders(TableRef(2, i)) for i in range(3)] == [
         range(0, 3),
@@ -191,7 +197,7 @@ def test_balanced_rounds_when_feeders_do_not_divide_by_g() -> None:
     assert plan.table_sizes(3) == (6,)  # 2 + 2 + 2 fit one table: the final
     assert plan.rounds == 3
     # 60 / 6 / 2: 10 feeders in 4 groups of 3, 3, 2, 2, then 4 in 2 groups of 2
-    sixty = BracketPlan.build(60, 6, 2)
+    sixty = BracketPlan.build(60, 6, 2, FEEDER_GROUPS)
     assert [sixty.table_sizes(r) for r in range(2, sixty.rounds + 1)] == [
         (6, 6, 4, 4),
         (4, 4),
@@ -199,7 +205,7 @@ def test_balanced_rounds_when_feeders_do_not_divide_by_g() -> None:
     ]
     assert not any(sixty.is_bye(TableRef(r, i)) for r in (2, 3) for i in range(sixty.tables_in(r)))
     # 132 / 12 / 3: g = 4, 11 feeders in 3 groups of 4, 4, 3
-    wide = BracketPlan.build(132, 12, 3)
+    wide = BracketPlan.build(132, 12, 3, FEEDER_GROUPS)
     assert wide.tables_in(1) == 11
     assert wide.table_sizes(2) == (12, 12, 9)
     assert [wide.feeders(TableRef(2, i)).start for i in range(3)] == [0, 4, 8]
@@ -207,9 +213,10 @@ def test_balanced_rounds_when_feeders_do_not_divide_by_g() -> None:
 
 
 def test_balanced_rounds_where_advance_is_over_half_a_table() -> None:
+    # the bracket rule of 2026-12-01 (docs/rules.md §5.11), kept for running tournaments
     # 24 / 6 / 4: g = floor(6 / 4) = 1, so every group starts with one feeder and then
     # takes further feeders while their players fit one table.
-    plan = BracketPlan.build(24, 6, 4)
+    plan = BracketPlan.build(24, 6, 4, FEEDER_GROUPS)
     assert plan.table_sizes(1) == (6, 6, 6, 6)
     assert plan.table_sizes(2) == (4, 4, 4, 4)  # 4 + 4 would not fit 6
     assert plan.table_sizes(3) == (6, 6)  # tables of 4 send 3: two feeders fit
@@ -219,7 +226,7 @@ def test_balanced_rounds_where_advance_is_over_half_a_table() -> None:
     assert plan.is_final(TableRef(5, 0))
     # 40 / 5 / 3: tables of 5 send 3 (3 + 3 would not fit), tables of 3 send 2 (2 + 2
     # fits, 2 + 2 + 2 would not), tables of 4 send 3
-    odd = BracketPlan.build(40, 5, 3)
+    odd = BracketPlan.build(40, 5, 3, FEEDER_GROUPS)
     assert odd.table_sizes(2) == (3,) * 8
     assert odd.table_sizes(3) == (4, 4, 4, 4)
     assert odd.table_sizes(4) == (3, 3, 3, 3)
@@ -228,16 +235,17 @@ def test_balanced_rounds_where_advance_is_over_half_a_table() -> None:
     assert odd.table_sizes(7) == (4,)
     # 12 / 3 / 2: four tables of 2 send 1 each; a group takes feeders while they fit, in
     # order, so 3 and then a lone player's bye (the clause is greedy, not balanced)
-    greedy = BracketPlan.build(12, 3, 2)
+    greedy = BracketPlan.build(12, 3, 2, FEEDER_GROUPS)
     assert greedy.table_sizes(2) == (2, 2, 2, 2)
     assert greedy.table_sizes(3) == (3, 1)
     assert greedy.table_sizes(4) == (3,)
 
 
 def test_decision_further_feeders_join_while_their_players_fit() -> None:
+    # the bracket rule of 2026-12-01 (docs/rules.md §5.11), kept for running tournaments
     # table_size 3, advance 2: floor(3 / 2) = 1 feeder; tables of 2 send 1 each, and
     # the literal rule would seat each lone survivor alone forever.
-    plan = BracketPlan.build(27, 3, 2)
+    plan = BracketPlan.build(27, 3, 2, FEEDER_GROUPS)
     assert plan.table_sizes(1) == (3,) * 9
     assert plan.table_sizes(2) == (2,) * 9  # one feeder of 2 each: 2 + 2 would not fit
     assert plan.table_sizes(3) == (3, 3, 3)  # feeders sending 1 join while they fit
@@ -296,7 +304,10 @@ def test_a_lone_player_gets_a_bye() -> None:
 
 
 def test_a_bye_is_carried_on_at_once_and_can_chain() -> None:
-    plan = BracketPlan.build(5, 2, 1)  # (2, 2, 1) -> (2, 1): R2-2 is fed by R1-3's bye alone
+    # the bracket rule of 2026-12-01 (docs/rules.md §5.11), kept for running tournaments
+    plan = BracketPlan.build(
+        5, 2, 1, FEEDER_GROUPS
+    )  # (2, 2, 1) -> (2, 1): R2-2 is fed by R1-3's bye alone
     assert plan.table_sizes(2) == (2, 1)
     assert plan.feeders(TableRef(2, 1)) == range(2, 3)
     bracket = Bracket(plan, PLAYERS[:5])
@@ -525,3 +536,34 @@ def test_bracket_package_imports_only_the_standard_library_and_core() -> None:
             for name in names:
                 top = name.split(".")[0]
                 assert top == "core" or top in sys.stdlib_module_names, (source.name, name)
+
+
+def test_standings_put_forfeiters_below_those_who_played_their_table_to_the_end() -> None:
+    # docs/rules.md §5.9 (decision 2026-12-02): round, then table place, then played to
+    # the end before forfeited, then the measure (a 42 forfeiter holds 0 sticks, the best)
+    out = [
+        Exit("a", 2, 3, 0, forfeited=True),
+        Exit("b", 2, 3, 2),
+        Exit("c", 2, 3, 1),
+        Exit("d", 2, 2, 5, forfeited=True),  # a better table place still comes first
+        Exit("e", 3, 4, 9, forfeited=True),  # and a later round before that
+        Exit("f", 2, 3, 0, forfeited=True),  # forfeiters among themselves: measure, seed
+    ]
+    ranked = standings(out, {e.player: n for n, e in enumerate(out)})
+    assert [s.player for s in ranked] == ["e", "d", "c", "b", "a", "f"]
+    assert [s.forfeited for s in ranked] == [True, True, False, False, True, True]
+
+
+def test_exits_carry_the_forfeit_of_the_outcome() -> None:
+    plan = BracketPlan.build(12, 6, 2)
+    result = Outcome.from_ranking(
+        PLAYERS[:6],
+        dict.fromkeys(PLAYERS[:6], 1),
+        "sticks",
+        lower_measure_is_better=True,
+        forfeited={PLAYERS[5]},
+    )
+    leaving = exits(plan, TableRef(1, 0), result)
+    assert [(e.player, e.forfeited) for e in leaving] == [
+        (PLAYERS[2], False), (PLAYERS[3], False), (PLAYERS[4], False), (PLAYERS[5], True),
+    ]  # fmt: skip

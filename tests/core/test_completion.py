@@ -17,9 +17,9 @@ Node = tuple[int, int]  # (level, node)
 
 
 class Tree:
-    """The counting nodes as `infra.progress_store` keeps them: a set of children each.
+    """The counting nodes as `infra.store.progress_store` keeps them: a set of children each.
 
-    `record` walks a table's path the way `infra.progression` `_report_to_round` does:
+    `record` walks a table's path the way `infra.services.progression` `_report_to_round` does:
     record step 0, and go on to step k + 1 only once node k is complete.
     """
 

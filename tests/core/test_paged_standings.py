@@ -1,5 +1,5 @@
 """The standings counted and placed a page at a time are `standings`' own, for any exits,
-any page size and any segment size: ties on round, place and measure included."""
+any page size and any segment size: ties on round, place, forfeit and measure included."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ def exits_in_seed_order(draw: st.DrawFn) -> list[Exit]:
             draw(st.integers(min_value=1, max_value=3)),
             draw(st.integers(min_value=1, max_value=4)),
             draw(st.integers(min_value=-2, max_value=2)),
+            draw(st.booleans()),  # forfeited: below those who played to the end (§5.9)
         )
         for n in range(count)
     ]

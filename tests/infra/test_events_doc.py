@@ -1,7 +1,7 @@
 """docs/events.md is the subscribers' contract: it must show every event's schema exactly.
 
 The schema blocks are `json.dumps(Model.model_json_schema(), indent=2, sort_keys=True)`;
-changing a model in infra/events.py without pasting its new schema into the doc fails here.
+changing a model in infra/outbox/events.py without pasting its new schema into the doc fails here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from infra.events import EVENT_TYPES, SOURCE, DomainEvent, TableFinished
+from infra.outbox.events import EVENT_TYPES, SOURCE, DomainEvent, TableFinished
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "events.md"
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")

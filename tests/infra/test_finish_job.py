@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import boto3
@@ -14,20 +15,20 @@ import pytest
 from moto import mock_aws
 from suite_dice import suite_seed
 
-import infra.finish_job
+import infra.jobs.finish
 from core.bracket import Bracket, BracketPlan, SeatTable, Standing, seeded_order
 from core.outcome import Outcome
 from functions.api.app import lambda_handler
 from functions.wiring import use_services
 from infra.bootstrap import build_services
 from infra.dice import SeededDice
-from infra.events import JobStepReady
-from infra.finish_job import FinishJob
-from infra.job_store import JobStore, chunked
-from infra.jobs import JobRunner
-from infra.records import PlayerExit, PlayerRecord, Status, TournamentRecord
+from infra.jobs.finish import FinishJob
+from infra.jobs.runner import JobRunner
+from infra.jobs.start import ORDER
+from infra.outbox.events import JobStepReady
 from infra.settings import Settings
-from infra.start_job import ORDER
+from infra.store.job_store import JobStore, chunked
+from infra.store.tournament_items import PlayerExit, PlayerRecord, Status, TournamentRecord
 from infra.tokens import hash_token
 from local.lambda_events import invoke_http
 from local.provision import create_tables
@@ -41,7 +42,7 @@ ORDER_CHUNK = 7  # the order in chunks of 7 ids, so that a step reads across chu
 def store(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[JobStore]:
     """The template's table on moto, and the API's services over it."""
     monkeypatch.setenv("KNOBELCUP_TABLE", TABLE)
-    monkeypatch.setattr(infra.finish_job, "ORDER_CHUNK", ORDER_CHUNK)
+    monkeypatch.setattr(infra.jobs.finish, "ORDER_CHUNK", ORDER_CHUNK)
     with mock_aws():
         client = boto3.client("dynamodb")
         create_tables(client, names={"KnobelcupTable": TABLE})
@@ -51,9 +52,12 @@ def store(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[JobStore]:
         use_services(None)
 
 
-def played(player_count: int, table_size: int, advance: int, seed: int) -> Bracket:
+def played(
+    player_count: int, table_size: int, advance: int, seed: int, forfeits: bool = False
+) -> Bracket:
     """A whole tournament in memory with random rankings and measures of 0 to 2, so that
-    many players tie on round, table place and measure."""
+    many players tie on round, table place and measure. With `forfeits`, half the tables'
+    last player forfeited and holds the best measure, 0 (as a 42 forfeiter holds no stick)."""
     rng = random.Random(seed)
     plan = BracketPlan.build(player_count, table_size, advance)
     bracket = Bracket(plan, seeded(player_count))
@@ -62,11 +66,15 @@ def played(player_count: int, table_size: int, advance: int, seed: int) -> Brack
         table = playing.pop(rng.randrange(len(playing)))
         ranking = list(table.players)
         rng.shuffle(ranking)
+        measures = {p: rng.randrange(3) for p in ranking}
+        forfeited = {ranking[-1]} if forfeits and not table.final and rng.random() < 0.5 else set()
+        measures.update(dict.fromkeys(forfeited, 0))
         outcome = Outcome.from_ranking(
             tuple(ranking),
-            {p: rng.randrange(3) for p in ranking},
+            measures,
             "penalty_points",
             lower_measure_is_better=True,
+            forfeited=forfeited,
         )
         playing += [d for d in bracket.record(table.table, outcome) if isinstance(d, SeatTable)]
     assert bracket.is_finished
@@ -115,6 +123,7 @@ def stored(store: JobStore, bracket: Bracket) -> None:
                 exits[player].table_place,
                 exits[player].measure,
                 eliminated=exits[player].place > 1,
+                forfeited=exits[player].forfeited,
             ),
         )
         for position, player in enumerate(order)
@@ -165,9 +174,32 @@ def as_rows(standings: tuple[Standing, ...]) -> list[dict[str, Any]]:
 def test_many_tiny_steps_give_the_standings_and_every_place(
     store: JobStore, players: int, table_size: int, advance: int, seed: int
 ) -> None:
-    bracket = played(players, table_size, advance, seed)
+    finish_in_tiny_steps(store, played(players, table_size, advance, seed))
+
+
+def test_forfeiters_stand_below_those_who_played_their_table_to_the_end(store: JobStore) -> None:
+    # docs/rules.md §5.9: at the same round and table place, a forfeiter holding the best
+    # measure (a 42 forfeiter's 0 sticks) stands below everyone who played to the end
+    bracket = played(60, 4, 2, 4, forfeits=True)
+    rows = bracket.standings
+    assert any(s.forfeited and s.measure == 0 for s in rows)
+    for better, worse in pairwise(rows):
+        if (better.round, better.table_place) == (worse.round, worse.table_place):
+            assert better.forfeited <= worse.forfeited
+    assert any(
+        f.forfeited and not p.forfeited and f.measure < p.measure and f.place > p.place
+        for f in rows
+        for p in rows
+        if (f.round, f.table_place) == (p.round, p.table_place)
+    ), "some forfeiter holds a better measure than a player placed above them"
+    finish_in_tiny_steps(store, bracket)
+
+
+def finish_in_tiny_steps(store: JobStore, bracket: Bracket) -> None:
+    """Store `bracket`'s exits, run the finish job in tiny steps, and check every page."""
+    players = bracket.plan.player_count
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     assert api("GET", f"/tournaments/{T}")["status"] == "running"
 
     steps = tiny_runner(store).run_to_end(T)
@@ -195,7 +227,7 @@ def test_a_step_that_dies_after_writing_runs_again_to_the_same_items(
 ) -> None:
     bracket = played(37, 4, 2, 7)
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     runner = tiny_runner(store)
     put_standings = store.put_standings
     calls = 0
@@ -235,7 +267,7 @@ def standings_items(store: JobStore) -> list[dict[str, Any]]:
 def test_an_old_job_step_ready_does_nothing(store: JobStore) -> None:
     bracket = played(12, 4, 2, 5)
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     runner = tiny_runner(store)
     first = JobStepReady(event_id="a", tournament=T, job="finish", step=0)
     assert runner.run(first) == "stepped"
@@ -255,7 +287,7 @@ def test_an_old_job_step_ready_does_nothing(store: JobStore) -> None:
 def test_standings_stored_before_names_were_show_the_ids(store: JobStore) -> None:
     bracket = played(12, 4, 2, 5)
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.finish_job.begin())
+    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     tiny_runner(store).run_to_end(T)
     client = boto3.client("dynamodb")
     for item in standings_items(store):

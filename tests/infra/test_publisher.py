@@ -1,9 +1,9 @@
 """Item changes to domain events: each event once, from images the real writers make.
 
-The images are built by the same code that writes the items (`infra.table_item`,
-`infra.records`, and the attributes `ProgressStore.report_finished` and `finish` set), so
-a change in an item's layout shows up here. A repeated write, where old and new image say
-the same, must publish nothing.
+The images are built by the same code that writes the items (`infra.store.table_item`,
+`infra.store.tournament_items`, and the attributes `ProgressStore.report_finished` and
+`finish` set), so a change in an item's layout shows up here. A repeated write, where old
+and new image say the same, must publish nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from core.match import Move, Seating
 from core.outcome import Outcome
 from core.registry import get_game
-from infra.events import (
+from infra.outbox.events import (
     EVENT_TYPES,
     SOURCE,
     DomainEvent,
@@ -29,15 +29,15 @@ from infra.events import (
     TableSeated,
     TournamentFinished,
 )
-from infra.publisher import (
+from infra.outbox.publisher import (
     EventPublisher,
     PublishFailed,
     StreamChange,
     change_from_record,
     events_of,
 )
-from infra.records import PlayerExit, PlayerRecord, Status, TournamentRecord
-from infra.table_item import TableRecord, bye_table, to_item
+from infra.store.table_item import TableRecord, bye_table, to_item
+from infra.store.tournament_items import PlayerExit, PlayerRecord, Status, TournamentRecord
 
 T = "t-abc234"
 EXPIRES = 1_900_000_000

@@ -22,7 +22,12 @@ from core.actions import Throw
 from core.audit import records_after
 from core.match import Move, Seating, replay_log
 from core.registry import get_game
-from infra.connections import (
+from infra.errors import NotFound, Unauthorized
+from infra.outbox.events import PlayerEliminated, TournamentFinished
+from infra.outbox.publisher import StreamChange
+from infra.outbox.push import Pusher, table_push
+from infra.services.sockets import BadConnect, ConnectRequest, SocketService
+from infra.store.connections import (
     CONNECTION_SECONDS,
     MAX_TABLE_WATCHERS,
     ConnectionStore,
@@ -30,13 +35,8 @@ from infra.connections import (
     player_sockets,
     table_watchers,
 )
-from infra.errors import NotFound, Unauthorized
-from infra.events import PlayerEliminated, TournamentFinished
-from infra.publisher import StreamChange
-from infra.push import Pusher, table_push
-from infra.records import PlayerRecord, TournamentRecord
-from infra.sockets import BadConnect, ConnectRequest, SocketService
-from infra.table_item import TableRecord, to_item
+from infra.store.table_item import TableRecord, to_item
+from infra.store.tournament_items import PlayerRecord, TournamentRecord
 from infra.tokens import hash_token
 from local.provision import create_tables
 
@@ -90,17 +90,27 @@ def _state(seating: Seating, moves: list[Move]) -> Any:
     return state
 
 
+DEADLINE = 1_800_000_060
+
+
 def test_the_player_to_act_gets_your_turn_with_the_version_and_their_own_view() -> None:
     seating, moves, _ = played(seed=12345)
     game = get_game("maexchen")
     for upto in range(1, 8):
-        push = table_push(modify(table(seating, moves[: upto - 1]), table(seating, moves[:upto])))
+        after = {**table(seating, moves[:upto]), "deadline": {"N": str(DEADLINE + upto)}}
+        push = table_push(modify(table(seating, moves[: upto - 1]), after))
         assert push is not None
         state = _state(seating, moves[:upto])
         to_act = game.to_act(state)
         for player in SEATS:
             turns = [m for m in push.messages(player) if m["type"] == "your_turn"]
-            expected = {"type": "your_turn", "tournament": T, "table": "R2-5", "version": upto}
+            expected = {
+                "type": "your_turn",
+                "tournament": T,
+                "table": "R2-5",
+                "version": upto,
+                "deadline": DEADLINE + upto,  # the turn's, for the player's countdown
+            }
             # the view `GET .../me` answers: the player's own dice, nobody else's
             view = json.loads(json.dumps(game.view(state, player)))
             assert turns == ([{**expected, "view": view}] if player == to_act else [])
@@ -222,7 +232,7 @@ def test_every_connection_item_expires_and_disconnect_removes_them_all(
 def test_a_table_takes_only_so_many_spectators(
     store: ConnectionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("infra.connections.MAX_TABLE_WATCHERS", 2)
+    monkeypatch.setattr("infra.store.connections.MAX_TABLE_WATCHERS", 2)
     sockets = _sockets(store)
     sockets.connect("c-1", ConnectRequest(T, table="R1-1"))
     sockets.connect("c-2", ConnectRequest(T, table="R1-1"))

@@ -3,7 +3,7 @@ function it names, and is deleted only once that function took them; dead letter
 to their source queue.
 
 The pointers are built as Lambda's OnFailure destination writes them for a DynamoDB
-stream source (see infra/redrive.py for the documented shape this follows).
+stream source (see infra/outbox/redrive.py for the documented shape this follows).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from cli import admin
 from cli.main import build_parser
 from core.match import Seating
 from infra.dice import PlaceSeededDice
-from infra.lambda_invoker import LambdaInvoker
-from infra.redrive import (
+from infra.outbox.lambda_invoker import LambdaInvoker
+from infra.outbox.redrive import (
     HandlerFailed,
     StreamPointer,
     redrive_dead_letters,
     redrive_stream_failures,
 )
-from infra.table_item import TableRecord, to_item
+from infra.store.table_item import TableRecord, to_item
 from local.event_filters import passes
 from local.redrive import (
     InProcessInvoker,

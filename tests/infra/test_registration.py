@@ -10,8 +10,8 @@ import pytest
 
 from infra.bootstrap import build_services
 from infra.errors import PlayerLimitReached
-from infra.registration import SHARDS, shard_capacity, shards_for
 from infra.settings import Settings
+from infra.store.registration import SHARDS, shard_capacity, shards_for
 from local.fake_aws import fake_aws
 from local.moto_atomic import moto_server
 from local.provision import create_tables

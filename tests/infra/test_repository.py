@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-import infra.repository
+import infra.store.table
 from infra.errors import Throttled
-from infra.records import PlayerRecord
-from infra.repository import Repository
+from infra.store.repository import Repository
+from infra.store.tournament_items import PlayerRecord
 
 
 class BusyTable:
@@ -34,7 +34,7 @@ def players(count: int) -> list[PlayerRecord]:
 @pytest.fixture
 def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     slept: list[float] = []
-    monkeypatch.setattr(infra.repository.time, "sleep", slept.append)
+    monkeypatch.setattr(infra.store.table.time, "sleep", slept.append)
     return slept
 
 

@@ -29,9 +29,9 @@ from functions.publisher import app as publisher_app
 from functions.timeout import app as timeout_app
 from functions.timers import app as timers_app
 from infra.dice import PlaceSeededDice
-from infra.events import TableFinished
-from infra.publisher import change_from_record, events_of
-from infra.timers import schedule_name
+from infra.outbox.events import TableFinished
+from infra.outbox.publisher import change_from_record, events_of
+from infra.outbox.timers import schedule_name
 from local.event_filters import matches, passes, stream_filters
 from local.lambda_events import LocalContext
 from local.provision import load_template

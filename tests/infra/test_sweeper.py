@@ -22,11 +22,11 @@ from suite_dice import suite_seed
 from core.actions import Timeout
 from functions.api.app import lambda_handler as api_handler
 from functions.sweeper import app as sweeper_app
-from infra.deadlines import GRACE_SECONDS, INDEX, SHARDS
 from infra.dice import PlaceSeededDice
-from infra.sweeper import DeadlineStore, DeadlineSweeper
-from infra.table_item import TableRecord
-from infra.turns import TurnService
+from infra.services.sweeper import DeadlineStore, DeadlineSweeper
+from infra.services.turns import TurnService
+from infra.store.deadlines import GRACE_SECONDS, INDEX, SHARDS
+from infra.store.table_item import TableRecord
 from local.bots import Bot, BotTournament
 from local.delivery import RateSchedule
 from local.lambda_events import HttpAnswer, LocalContext, invoke_http
@@ -307,7 +307,7 @@ def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
     cup: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cup = with_lost_deadlines(cup)
-    monkeypatch.setattr("infra.sweeper.PAGE_SIZE", 1)  # pages of one key
+    monkeypatch.setattr("infra.services.sweeper.PAGE_SIZE", 1)  # pages of one key
     store = cup.store
     turns = TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock)
 

@@ -15,7 +15,7 @@ from core.errors import MatchOver
 from core.match import Move, Seating, actor, replay, replay_log, replay_step
 from core.registry import game_names, get_game
 from infra.dice import SeededDice
-from infra.table_item import (
+from infra.store.table_item import (
     DUE_SHARDS,
     TableRecord,
     decode_moves,

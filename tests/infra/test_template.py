@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from infra.connections import Connection, table_watchers, tournament_watchers
-from infra.deadlines import INDEX, SHARDS
-from infra.records import tournament_pk
-from infra.registration import name_claim_key
-from infra.sweeper import MARGIN_SECONDS
+from infra.services.sweeper import MARGIN_SECONDS
+from infra.store.connections import Connection, table_watchers, tournament_watchers
+from infra.store.deadlines import INDEX, SHARDS
+from infra.store.registration import name_claim_key
+from infra.store.tournament_items import tournament_pk
 from infra.tokens import new_id
 from local.event_filters import matches
 from local.provision import TEMPLATE_PATH, load_template
@@ -378,7 +378,7 @@ def _actions(statement: dict[str, Any]) -> list[str]:
 
 
 # The only items any function may delete: a WebSocket connection's own
-# (infra/connections.py), never a tournament's, a player's or a table's.
+# (infra/store/connections.py), never a tournament's, a player's or a table's.
 CONNECTION_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CONN#*", "T#*#WATCH"]}}
 
 

@@ -22,10 +22,10 @@ from moto import mock_aws
 
 from core.actions import Announce, Doubt, Throw, Timeout
 from core.match import Move, Seating
-from infra.publisher import StreamChange
+from infra.outbox.publisher import StreamChange
+from infra.outbox.timers import TurnTimers, schedule_name, timeout_input
 from infra.settings import Settings
-from infra.table_item import TableRecord, bye_table, to_item
-from infra.timers import TurnTimers, schedule_name, timeout_input
+from infra.store.table_item import TableRecord, bye_table, to_item
 from infra.tokens import new_id
 
 SETTINGS = Settings(

@@ -198,7 +198,7 @@ def test_a_client_that_hangs_up_before_the_answer_leaves_no_error_in_the_log(
 
 class SocketFunction:
     """Keeps every WebSocket event; refuses a connect without `?tournament=`, answers a
-    message with its body reversed."""
+    message with its body reversed, fails on the message `fail`."""
 
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
@@ -211,6 +211,8 @@ class SocketFunction:
             return {"statusCode": 404, "body": '{"code": "not_found"}'}
         if route == "$disconnect":
             self.disconnected.set()
+        if route == "$default" and event["body"] == "fail":
+            raise RuntimeError("the function failed")
         if route == "$default":
             return {"statusCode": 200, "body": event["body"][::-1]}
         return {"statusCode": 200}
@@ -231,6 +233,18 @@ def served(function: Function, sockets: SocketFunction) -> Iterator[HttpFront]:
     front.server_close()
     thread.join(timeout=10)
     assert not thread.is_alive()
+
+
+def test_a_message_the_function_fails_on_is_dropped_and_the_socket_stays_open(
+    served: HttpFront, sockets: SocketFunction, aws_env: None
+) -> None:
+    """As on API Gateway: a failed invocation loses that message's answer, not the
+    connection."""
+    with connect(served.socket_url + "?tournament=t-1", open_timeout=10) as socket:
+        socket.send("fail")
+        socket.send("ping")
+        assert socket.recv(timeout=10) == "gnip"
+    assert sockets.disconnected.wait(10)
 
 
 def _management(front: HttpFront) -> Any:

@@ -4,7 +4,7 @@ action lands once, and the page never ends with a dead button.
 
 Two people play a table of two on two phones; whoever is to act loses the network
 mid-tap (Chromium's offline emulation), or has their first request dropped on the way.
-Screenshot: `test-artifacts/play-phone-offline.png`.
+Screenshots: `test-artifacts/play-phone-offline-*.png`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from served import open_cup
 from cli.api_client import ApiClient
 
 SECONDS = WAIT_MS // 1000
-OFFLINE_SECONDS = 6
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +83,35 @@ def table(browser: Browser, service_url: str) -> Iterator[tuple[ApiClient, str, 
         context.close()
 
 
-def test_a_throw_tapped_offline_lands_once_when_the_signal_is_back(
+def _seconds_left(page: Page) -> int:
+    text = page.text_content("#countdown") or ""
+    assert text.startswith("Your turn: ") and text.endswith(" seconds left"), text
+    return int(text.split(": ")[1].split()[0])
+
+
+def test_the_player_to_act_sees_their_turn_counted_down_from_the_servers_deadline(
     table: tuple[ApiClient, str, list[tuple[BrowserContext, Page]]],
+) -> None:
+    api, path, phones = table
+    _, page, _ = _to_act(phones)
+    assert page.title().startswith("▶ Your turn")  # seen from another tab too
+    table_ref = page.text_content("#cup-table") or ""
+    deadline = api.ok("GET", f"{path}/tables/{table_ref}")["deadline"]
+    left = _seconds_left(page)
+    assert abs((deadline - time.time()) - left) <= 2, (deadline - time.time(), left)
+    page.wait_for_function(
+        "s => Number(document.getElementById('countdown').textContent.split(': ')[1]"
+        ".split(' ')[0]) < s",
+        arg=left,
+    )
+    [other] = [p for _, p in phones if p is not page]
+    assert not other.title().startswith("▶")
+    assert (other.text_content("#countdown") or "").endswith("seconds left")
+
+
+@pytest.mark.parametrize("offline_seconds", [6, 25])
+def test_a_throw_tapped_offline_lands_once_when_the_signal_is_back(
+    table: tuple[ApiClient, str, list[tuple[BrowserContext, Page]]], offline_seconds: int
 ) -> None:
     api, path, phones = table
     context, page, version = _to_act(phones)
@@ -104,14 +130,16 @@ def test_a_throw_tapped_offline_lands_once_when_the_signal_is_back(
     page.wait_for_function(
         "() => document.getElementById('notice').textContent.includes('trying again')"
     )
-    time.sleep(OFFLINE_SECONDS)
-    screenshot(page, "play-phone-offline.png")
+    assert page.is_visible("#link-state")  # "Offline: retrying"
+    time.sleep(offline_seconds)
+    screenshot(page, f"play-phone-offline-{offline_seconds}s.png")
     assert page.locator("#actions button:enabled").count() == 0  # on its way, not lost
     context.set_offline(False)
 
     _moved_past(page, version)  # the throw landed: its announcement buttons are alive
     assert page.locator('#actions button[data-kind="announce"]:enabled').count() > 0
     assert page.is_hidden("#notice")
+    assert page.is_hidden("#link-state")
     assert len(sent) >= 2 and len(set(sent)) == 1, "every attempt with the same key"
     table_ref = page.text_content("#cup-table") or ""
     [landed] = _actions_at(api, path, table_ref, version)

@@ -5,6 +5,7 @@ management API, as it posts through API Gateway's on AWS."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,7 +17,7 @@ from websockets.exceptions import InvalidStatus
 
 from cli.api_client import ApiClient
 from cli.push import Subscription, socket_url, subscribe
-from infra.connections import Connection, ConnectionStore, player_sockets
+from infra.store.connections import Connection, ConnectionStore, player_sockets
 from local.fake_aws import fake_aws
 from local.service import PREFIX
 
@@ -63,10 +64,15 @@ class Served:
         )
         return acted
 
+    def me(self, player: str) -> dict[str, Any]:
+        """What `GET .../me` answers the player: their view and the turn's deadline."""
+        path = f"/tournaments/{self.tournament}/tables/R1-1/me"
+        answer: dict[str, Any] = self.api.ok("GET", path, token=self.tokens[player])
+        return answer
+
     def view(self, player: str) -> dict[str, Any]:
         """The player's own view of the table, as `GET .../me` answers it."""
-        path = f"/tournaments/{self.tournament}/tables/R1-1/me"
-        view: dict[str, Any] = self.api.ok("GET", path, token=self.tokens[player])["view"]
+        view: dict[str, Any] = self.me(player)["view"]
         return view
 
     def to_act(self) -> str:
@@ -137,13 +143,16 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
     assert [r["version"] for r in until(watcher, _type("table_events", 0))[-1]["records"]] == [0]
     first = cup.to_act()
     turn = subscriptions[first].next(timeout=WAIT)
+    me = cup.me(first)  # what `GET .../me` answers: no read needed to act
     assert turn == {
         "type": "your_turn",
         "tournament": cup.tournament,
         "table": "R1-1",
         "version": 0,
-        "view": cup.view(first),  # what `GET .../me` answers: no read needed to act
+        "deadline": me["deadline"],  # the same instant, for the phone's countdown
+        "view": me["view"],
     }
+    assert isinstance(turn["deadline"], int) and turn["deadline"] > time.time()
 
     # a throw: the thrower sees their dice, the others and the spectator do not
     cup.act(first, 0, lambda legal: next(a for a in legal if a["kind"] == "throw"))
@@ -157,12 +166,14 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
     following = acted["view"]["to_act"]
     assert following != first
     turn = until(subscriptions[following], _type("your_turn"))[-1]
+    me = cup.me(following)
     assert turn == {
         "type": "your_turn",
         "tournament": cup.tournament,
         "table": "R1-1",
         "version": 2,
-        "view": cup.view(following),
+        "deadline": me["deadline"],
+        "view": me["view"],
     }
     announced = until(watcher, _type("table_events", 2))[-1]
     assert announced["over"] is False

@@ -7,16 +7,20 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import boto3
+from moto import mock_aws
 from served import serve_in_session
 from suite_dice import suite_seed
 
 from cli.api_client import ApiClient
 from cli.demo_bots import DemoBots, bot_names
 from core.bracket import BracketPlan
+from local.provision import create_messaging
 
 PLAYERS, TABLE_SIZE, ADVANCE = 8, 4, 2  # round 1: two tables; the final: one
 
@@ -118,3 +122,80 @@ def test_when_motos_server_dies_serve_says_so_and_stops(tmp_path: Path) -> None:
     with _serve(tmp_path) as (serve, url):
         assert ApiClient(url).call("GET", "/openapi.json").status == 200
         _ctrl_c(serve)
+
+
+def test_a_deadline_that_passed_while_stopped_is_applied_at_once_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    with _serve(tmp_path) as (serve, url):
+        api = ApiClient(url)
+        created = api.ok(
+            "POST",
+            "/tournaments",
+            {"game": "maexchen", "table_size": 2, "advance": 1, "turn_timeout_seconds": 2},
+        )
+        tid, organizer = created["tournament_id"], created["organizer_token"]
+        api.ok("POST", f"/tournaments/{tid}/registration/open", token=organizer)
+        for name in ("Anna", "Bernd"):  # they never act: every turn times out
+            api.ok("POST", f"/tournaments/{tid}/players", {"name": name, "seed": f"{name}-seed"})
+        api.ok("POST", f"/tournaments/{tid}/start", token=organizer)
+        table = f"/tournaments/{tid}/tables/R1-1"
+        deadline = time.monotonic() + 60
+        while api.call("GET", table).status != 200:  # the start job seats the table
+            assert time.monotonic() < deadline, "R1-1 was not seated"
+            time.sleep(0.1)
+        _ctrl_c(serve)
+    time.sleep(3)  # the turn's 2 s pass while nothing serves
+    with _serve(tmp_path) as (serve, url):
+        api = ApiClient(url)
+        began = time.monotonic()
+        stopped = api.ok("GET", table)["view"]["version"]  # answered once an API worker is up
+        restarted = time.monotonic()  # deadlines wait for one (the turn could not be taken)
+        while (api_version := api.ok("GET", table)["view"]["version"]) == stopped:
+            assert time.monotonic() - restarted < 180, "the overdue deadline was never applied"
+            time.sleep(0.1)
+        waited = time.monotonic() - restarted
+        _ctrl_c(serve)
+    print(
+        f"the overdue deadline was applied {waited:.1f} s after the service could serve"
+        f" ({restarted - began:.1f} s after it said it was serving)"
+    )
+    assert waited < 10, f"the overdue deadline was applied only {waited:.1f} s after the restart"
+    assert api_version > stopped
+
+
+def test_provisioning_a_restored_state_keeps_its_pending_deadlines(aws_env: None) -> None:
+    with mock_aws():
+        clients = [boto3.client(name) for name in ("events", "sqs", "scheduler")]
+        made = create_messaging(*clients, "kept")
+        scheduler = clients[2]
+        scheduler.create_schedule(
+            Name="t-1.R1-1.v0",
+            GroupName=made.schedule_group,
+            ScheduleExpression="at(2030-01-01T00:00:00)",
+            FlexibleTimeWindow={"Mode": "OFF"},
+            Target={"Arn": "arn:aws:lambda:eu-central-1:123456789012:function:f", "RoleArn":
+                    "arn:aws:iam::123456789012:role/r", "Input": "{}"},
+        )  # fmt: skip
+        create_messaging(*clients, "kept", exist_ok=True)  # as a restart does
+        names = [
+            s["Name"] for s in scheduler.list_schedules(GroupName=made.schedule_group)["Schedules"]
+        ]
+        assert names == ["t-1.R1-1.v0"]
+
+
+def test_serve_restarted_on_the_same_state_keeps_its_port(tmp_path: Path) -> None:
+    def answers(url: str) -> bool:  # and its API workers are up: a Ctrl-C finds them ready
+        return ApiClient(url).call("GET", "/openapi.json").status == 200
+
+    with serve_in_session("--state", str(tmp_path)) as (serve, first, _):  # --port 0: any
+        assert answers(first)
+        _ctrl_c(serve)
+    with serve_in_session("--state", str(tmp_path), port=None) as (serve, again, _):
+        assert again == first  # every client's URL still works
+        assert answers(again)
+        _ctrl_c(serve)
+    with serve_in_session("--state", str(tmp_path)) as (serve, told, _):  # --port wins
+        assert answers(told)
+        _ctrl_c(serve)
+    assert (tmp_path / "port").read_text().strip() == told.rsplit(":", 1)[1]

@@ -11,8 +11,8 @@ from suite_dice import suite_seed
 from tournament_kit import NOW, StackFactory
 
 from infra.dice import PlaceSeededDice
+from infra.services.tournaments import Clock
 from infra.tokens import seeded_ids
-from infra.tournaments import Clock
 from local.delivery import Deliveries
 from local.faults import CrashPlan
 from local.stack import LocalStack, start_local_stack, stop_local_stack

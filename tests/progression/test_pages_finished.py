@@ -19,7 +19,8 @@ REFRESH = '<meta http-equiv="refresh"'
 def test_a_finished_bracket_crowns_its_champion_and_stops_refreshing(
     local_stack: StackFactory,
 ) -> None:
-    # 5 players at tables of 2: round 1 is 2, 2 and a bye; round 2 is 2 and a bye
+    # 5 players at tables of 2 (bracket rule 2): round 1 is a table of 2 and 3 byes, so
+    # that round 2 is 2 tables of 2; nobody has a second bye
     run = bot_tournament(local_stack())
     run.create("maexchen", table_size=2, advance=1)
     run.register(["Anna", "Bernd", "<b>Carla</b>", "Dieter", "Emil"])
@@ -47,7 +48,7 @@ def test_a_finished_bracket_crowns_its_champion_and_stops_refreshing(
     assert {r: len(states) for r, states in boxes.items()} == {
         r: plan.tables_in(r) for r in range(1, plan.rounds + 1)
     }
-    assert boxes[1] == ["over", "over", "bye"] and boxes[2] == ["over", "bye"]
+    assert boxes[1] == ["over", "bye", "bye", "bye"] and boxes[2] == ["over", "over"]
     assert boxes[3] == ["over"]
     crowned = [g for g in svg.iter(SVG_NS + "g") if g.get("class") == "champion"]
     assert len(crowned) == 1 and esc(champion) in ET.tostring(crowned[0], encoding="unicode")
@@ -61,6 +62,6 @@ def test_a_finished_bracket_crowns_its_champion_and_stops_refreshing(
     told = json.loads(found[1])
     assert told["over"] is True and told["records"] == log["records"]
     assert all(e["dice"] is not None for e in thrown)  # the script draws every throw
-    bye = http("GET", base + "/tables/R1-3/watch")
+    bye = http("GET", base + "/tables/R1-4/watch")
     assert bye.status == 200 and "goes on to the next round without playing" in bye.raw
     assert "Emil" in bye.raw and REFRESH not in bye.raw

@@ -1,4 +1,4 @@
-"""Reconcile (`infra.reconcile`) on a local stack, called as an organizer would, through
+"""Reconcile (`infra.services.reconcile`) on a local stack, called as an organizer would, through
 `POST /tournaments/{id}/reconcile`: what a lost `TableFinished` or a progression that
 died on its last steps left undone is done, in any round and after the final; a healthy
 or finished tournament is only read."""
@@ -13,9 +13,9 @@ from tournament_kit import StackFactory, bot_tournament, http
 
 from cli import admin
 from cli.main import build_parser
-from infra.job_store import JobStore
-from infra.progression import ProgressionService
-from infra.publisher import table_finished_event
+from infra.outbox.publisher import table_finished_event
+from infra.services.progression import ProgressionService
+from infra.store.job_store import JobStore
 from local.bots import BotTournament, BotTournamentError
 from local.delivery import Deliveries
 from local.faults import CrashingClient, CrashPlan, SimulatedCrash
@@ -53,7 +53,8 @@ def stall(run: BotTournament) -> None:
 
 
 def five_players(stack: LocalStack) -> BotTournament:
-    """5 players at tables of 2: round 1 is 2, 2 and a bye; round 2 is 2 and a bye."""
+    """5 players at tables of 2 (rules §5.5): round 1 is a table of 2 and 3 byes
+    (padded to a power of two), round 2 two tables of 2, then the final."""
     run = bot_tournament(stack)
     run.create("maexchen", table_size=2, advance=1)
     run.register([f"bot {n}" for n in range(5)])
@@ -74,18 +75,18 @@ def test_every_lost_finish_is_replayed_round_by_round_to_the_same_standings(
     stall(run)
     assert http("GET", f"/tournaments/{run.tournament}").body["status"] == "running"
     first = reconcile(run)
-    # round 1 and the bye of round 2 (seated by the repair of R1-3, then found over)
-    assert repaired(first) == ["R1-1", "R1-2", "R1-3", "R2-2"]
-    assert sum(page["checked"] for page in first) == 6 and first[-1]["next_cursor"] is None
-    assert [page["in_play"] for page in first] == [0, 1, 0]  # R2-1, seated by the repair
+    # round 1, its table and its byes: each pair of repairs seats a table of round 2
+    assert repaired(first) == ["R1-1", "R1-2", "R1-3", "R1-4"]
+    assert sum(page["checked"] for page in first) == 7 and first[-1]["next_cursor"] is None
+    assert [page["in_play"] for page in first] == [0, 0, 2, 0]  # R2-1, R2-2: seated by them
 
     before = sum(writes.by_item.values())
     again = reconcile(run)
     assert repaired(again) == [], "a second run finds nothing left to do"
     assert sum(writes.by_item.values()) == before, "and writes nothing"
 
-    stall(run)  # R2-1 played, its finish lost too
-    assert repaired(reconcile(run)) == ["R2-1"]
+    stall(run)  # round 2 played, its finishes lost too
+    assert repaired(reconcile(run)) == ["R2-1", "R2-2"]
     stall(run)  # the final played, its finish lost
     assert repaired(reconcile(run)) == ["R3-1"]
     final = run.run()
@@ -93,7 +94,7 @@ def test_every_lost_finish_is_replayed_round_by_round_to_the_same_standings(
     assert run.standings() == expected
     dropped = stack.delivery.queue_readers[0].dropped
     assert sorted(e["detail"]["table"] for e in dropped) == sorted(
-        ["R1-1", "R1-2", "R1-3", "R2-1", "R2-2", "R3-1"]
+        ["R1-1", "R1-2", "R1-3", "R1-4", "R2-1", "R2-2", "R3-1"]
     )
 
     before = sum(writes.by_item.values())
@@ -232,8 +233,8 @@ def test_admin_reconcile_goes_page_by_page_and_says_what_it_repaired(
     said = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("{")]
     # one page reads its tables once: what its repairs seat is seen by the next run
     assert said == [
-        "from the first table: 6 checked, 0 in play, repaired: R1-1 R1-2 R1-3",
-        f"{run.tournament}: running; 6 tables checked, 0 in play, 3 repaired",
+        "from the first table: 7 checked, 0 in play, repaired: R1-1 R1-2 R1-3 R1-4",
+        f"{run.tournament}: running; 7 tables checked, 0 in play, 4 repaired",
     ]
     unknown = build_parser().parse_args(["admin", "reconcile", "t-none"])
     assert admin.reconcile(unknown, operator(stack)) == 2

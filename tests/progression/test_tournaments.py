@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from tournament_kit import StackFactory, bot_tournament
 
-from core.bracket import BracketPlan, TableRef
+from core.bracket import CURRENT_RULE, FEEDER_GROUPS, BracketPlan, TableRef
 from core.bracket.completion import BRANCHING
 from local.bots import BotTournament, Strategy, any_legal_action, stop_when_allowed
 from local.stack import LocalStack
@@ -24,7 +24,9 @@ def distinct(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {e["detail"]["event_id"]: e for e in events}
 
 
-def assert_tournament_complete(run: BotTournament, final: dict[str, Any], players: int) -> None:
+def assert_tournament_complete(
+    run: BotTournament, final: dict[str, Any], players: int, rule: int = CURRENT_RULE
+) -> None:
     """The champion, standings, /me and the events all tell the same finished story."""
     assert final["status"] == "finished"
     standings = run.standings()
@@ -42,7 +44,7 @@ def assert_tournament_complete(run: BotTournament, final: dict[str, Any], player
 
     events = distinct(run.events)
     types = Counter(e["detail-type"] for e in events.values())
-    plan = BracketPlan.build(players, final["table_size"], final["advance"])
+    plan = BracketPlan.build(players, final["table_size"], final["advance"], rule)
     tables = sum(plan.tables_in(r) for r in range(1, plan.rounds + 1))
     byes = sum(
         plan.is_bye(TableRef(r, i))
@@ -145,20 +147,39 @@ def assert_absent_players_were_timed_out(run: BotTournament) -> None:
         assert {"kind": "timeout"} in actions
 
 
-def test_byes_in_the_first_and_a_later_round_carry_their_player_on(
-    local_stack: StackFactory,
+def forget_bracket_rule(stack: LocalStack, tournament: str, rule: int | None) -> None:
+    """Make the tournament's item what the code of 2026-12-01 stored (no `bracket_rule`),
+    or give it `rule`: the code reading it afterwards is the upgraded one."""
+    key = {"pk": {"S": f"T#{tournament}"}, "sk": {"S": "META"}}
+    if rule is None:
+        update: dict[str, Any] = {"UpdateExpression": "REMOVE bracket_rule"}
+    else:
+        update = {
+            "UpdateExpression": "SET bracket_rule = :rule",
+            "ExpressionAttributeValues": {":rule": {"N": str(rule)}},
+        }
+    stack.dynamodb.update_item(TableName=stack.settings.table_name, Key=key, **update)
+
+
+@pytest.mark.parametrize("stored_rule", [None, FEEDER_GROUPS], ids=["no-rule", "rule-1"])
+def test_a_tournament_started_under_the_old_rule_finishes_under_it_after_the_upgrade(
+    local_stack: StackFactory, stored_rule: int | None
 ) -> None:
-    # 5 players at tables of 2: round 1 is 2, 2 and a bye; round 2 is 2 and a bye
-    plan = BracketPlan.build(5, 2, 1)
+    # docs/rules.md §5.11: 5 players at tables of 2 under the rule of 2026-12-01: round 1
+    # is 2, 2 and a bye; round 2 is 2 and a bye (under rule 2 it would be 2 and 3 byes)
+    plan = BracketPlan.build(5, 2, 1, FEEDER_GROUPS)
     assert plan.is_bye(TableRef(1, 2)) and plan.is_bye(TableRef(2, 1))
+    assert BracketPlan.build(5, 2, 1).table_sizes(1) == (2, 1, 1, 1)
     stack = local_stack()
     run = bot_tournament(stack)
     run.create("maexchen", table_size=2, advance=1)
+    forget_bracket_rule(stack, run.tournament, stored_rule)  # created by the old code
     run.register([f"bot {n}" for n in range(5)])
     run.start(in_registration_order=True)
+    forget_bracket_rule(stack, run.tournament, stored_rule)  # the start wrote none either
     final = run.run()
 
-    assert_tournament_complete(run, final, 5)
+    assert_tournament_complete(run, final, 5, FEEDER_GROUPS)
     byes = [
         e["detail"]
         for e in distinct(run.events).values()
@@ -172,3 +193,28 @@ def test_byes_in_the_first_and_a_later_round_carry_their_player_on(
     assert bye["names"] == [run.bots[bye["players"][0]].name]
     refused = run.call("GET", f"/tournaments/{run.tournament}/tables/R2-2")
     assert refused.status == 409 and refused.body["rule"] == "rules §5.7 bye"
+    stored = stack.dynamodb.get_item(
+        TableName=stack.settings.table_name,
+        Key={"pk": {"S": f"T#{run.tournament}"}, "sk": {"S": "META"}},
+    )["Item"]
+    assert stored.get("bracket_rule") == (None if stored_rule is None else {"N": "1"})
+
+
+def test_byes_only_in_round_1_of_tables_of_2(local_stack: StackFactory) -> None:
+    # rule 2: 5 players at tables of 2 play a table of 2 beside 3 byes, then 2 tables of 2
+    stack = local_stack()
+    run = bot_tournament(stack)
+    run.create("maexchen", table_size=2, advance=1)
+    run.register([f"bot {n}" for n in range(5)])
+    run.start(in_registration_order=True)
+    final = run.run()
+
+    assert_tournament_complete(run, final, 5)
+    byes = [
+        e["detail"]
+        for e in distinct(run.events).values()
+        if e["detail-type"] == "TableFinished" and e["detail"]["bye"]
+    ]
+    assert sorted(b["table"] for b in byes) == ["R1-2", "R1-3", "R1-4"]
+    listing = run.call("GET", f"/tournaments/{run.tournament}/rounds/2").body["tables"]
+    assert [len(t["players"]) for t in listing] == [2, 2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from core.actions import Action, Concede, Stop, Throw, action_name, action_to_dict
+from core.checks import check_dice, check_seating, check_turn
 from core.errors import IllegalAction, MatchNotOver
 from core.events import Event, PlayerId, TableSeated
 from core.games.zweiundvierzig.events import RoundStarted
@@ -20,7 +21,6 @@ from core.games.zweiundvierzig.state import (
 from core.games.zweiundvierzig.turns import HANDLERS, throw
 from core.options import options_dict, parse_options
 from core.outcome import Outcome
-from core.table import check_dice, check_seating, check_turn
 
 _THROW: tuple[Action, ...] = (Throw(),)
 _THROW_OR_STOP: tuple[Action, ...] = (Throw(), Stop())
@@ -158,6 +158,7 @@ class Zweiundvierzig:
             dict(zip(state.seats, state.sticks, strict=True)),
             "sticks",
             lower_measure_is_better=True,
+            forfeited={state.seats[seat] for seat in state.forfeited},
         )
 
 

@@ -71,7 +71,9 @@ class TableBox(NamedTuple):
     state: str  # WAITING (not seated yet), PLAYING, OVER or BYE
     seats: tuple[Seat, ...]  # seat order while playing, best first once over; none waiting
     planned: int  # how many sit there
-    successor: int | None  # the next round's table its survivors go to; None: the final
+    # the next round's tables its survivors go to (two where the plan splits them,
+    # docs/rules.md §5.5); none for the final
+    successors: tuple[int, ...]
     version: int = 0
 
 
@@ -123,8 +125,9 @@ def render(
         feeders: dict[int, list[int]] = defaultdict(list)
         if centres:
             for index, table in enumerate(picture.rounds[len(centres) - 1].drawn):
-                if table.successor is not None and index in centres[-1]:
-                    feeders[table.successor].append(centres[-1][index])
+                if index in centres[-1]:
+                    for successor in table.successors:
+                        feeders[successor].append(centres[-1][index])
         placed: dict[int, int] = {}
         below = top - GAP_Y  # the lowest edge drawn so far in this column
         final = column is picture.rounds[-1]
@@ -231,18 +234,21 @@ def _box(table: TableBox, x: int, y: int, layout: _Layout, *, links: str, final:
 
 
 def _links(before: RoundColumn, centres: dict[int, int], placed: dict[int, int], x: int) -> str:
-    """Lines from each drawn table of the round before to its drawn successor."""
+    """Lines from each drawn table of the round before to its drawn successors."""
     lines = []
     start = x - GAP_X
     middle = start + GAP_X // 2
     for index, table in enumerate(before.drawn):
-        if table.successor is None or table.successor not in placed or index not in centres:
+        if index not in centres:
             continue
         done = " done" if table.state in (OVER, BYE) else ""
-        lines.append(
-            f'<path class="link{done}" d="M{start},{centres[index]}H{middle}'
-            f'V{placed[table.successor]}H{x}"/>'
-        )
+        for successor in table.successors:
+            if successor not in placed:
+                continue
+            lines.append(
+                f'<path class="link{done}" d="M{start},{centres[index]}H{middle}'
+                f'V{placed[successor]}H{x}"/>'
+            )
     return "".join(lines)
 
 

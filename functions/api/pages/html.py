@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from core.registry import game_title
 from functions.api.pages.bracket_svg import (
     BYE,
     OVER,
@@ -24,8 +25,6 @@ from functions.api.pages.bracket_svg import (
 )
 from functions.api.pages.live_css import LIVE_CSS
 from functions.api.pages.markup import count, esc
-
-GAMES = {"maexchen": "Mäxchen", "mariechen": "Mariechen", "zweiundvierzig": "42 muss kommen"}
 
 CSS = """
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",
@@ -163,7 +162,7 @@ def error_page(status: int, message: str, *, home: str = "/") -> str:
 
 def header(info: TournamentInfo, title: str, extra: str = "") -> str:
     """The dark bar on top: the title, the game, the numbers and the status."""
-    game = GAMES.get(info.game, info.game)
+    game = game_title(info.game)
     return (
         f"<header><h1>{esc(title)}</h1><div class=meta>{esc(game)} · "
         f"<span class=players>{count(info.players, 'player')}</span> · tables of "

@@ -23,6 +23,10 @@ PLAY_CSS = """
 #join input{font-size:18px}
 #join button{font-size:18px}
 #cup-card h2{display:flex;justify-content:space-between;gap:10px;align-items:baseline}
+.countdown{font-size:20px;font-weight:600;font-variant-numeric:tabular-nums}
+.countdown.short{color:#b42318}
+.notice.offline{background:#fff4e5;border-color:#b54708}
+button.quiet{font-size:14px;min-height:32px;background:none;border:1px solid #98a2b3;color:inherit}
 """
 
 
@@ -42,6 +46,8 @@ def play_page(info: TournamentInfo, socket: str, *, join_code_required: bool = F
             header(info, title, " · <a href='bracket'>bracket</a>"),
             live_main(info.id, None, socket, narrow=True),
             "<div id=notice class=notice hidden></div>",
+            "<div id=link-state class='notice offline' role=status hidden>Offline: "
+            "retrying. Your tap is kept and sent once the connection is back.</div>",
             "<section class=card id=join hidden><h2>Join the tournament</h2>",
             "<form id=join-form><input id=name name=name required maxlength=40 "
             'autocomplete=nickname placeholder="your name" aria-label="your name">',
@@ -53,7 +59,10 @@ def play_page(info: TournamentInfo, socket: str, *, join_code_required: bool = F
             "<section class=card id=cup-card hidden><h2><span id=cup-title>Your dice</span>"
             "<span class=muted id=cup-table></span></h2>",
             "<div class=cup id=cup></div>",
-            "<p class=status id=prompt></p><div class=actions id=actions></div></section>",
+            "<p class=status id=prompt></p><p class=countdown id=countdown hidden></p>",
+            "<div class=actions id=actions></div>",
+            "<p><button type=button id=sound class=quiet aria-pressed=false>"
+            "Sound on your turn: off</button></p></section>",
             "<section class=card id=table-card hidden><h2 id=table-title>Your table</h2>",
             "<p class=status id=turn></p><div id=seats></div><div id=facts></div></section>",
             "<section class=card id=story-card hidden><h2>What happened</h2>",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import ceil
 
+from core.registry import game_title
 from functions.api.pages.bracket_svg import OUT, PLAYING, Picture, RoundColumn, TableBox
 from functions.api.pages.html import (
-    GAMES,
     TournamentInfo,
     document,
     live_main,
@@ -79,7 +79,7 @@ def projector_page(
 ) -> str:
     """The whole screen: how to join, the rounds, the standings."""
     title = tournament_title(info)
-    game = GAMES.get(info.game, info.game)
+    game = game_title(info.game)
     joining = info.status in ("created", "open")
     call = (
         "Scan to join and play"

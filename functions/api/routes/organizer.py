@@ -26,7 +26,8 @@ from functions.api.models import (
 )
 from functions.api.routes.tournaments import tournament_view
 from functions.wiring import services
-from infra.organizer_store import AUDIT_CURSOR, LIST_CURSOR
+from infra.store.audit import AUDIT_CURSOR
+from infra.store.organizer_store import LIST_CURSOR
 
 router = Router()
 

@@ -24,8 +24,8 @@ from core.bracket import BracketPlan, InvalidBracket, TableRef
 from core.errors import KnobelcupError
 from functions.wiring import services
 from infra.errors import NotFound
-from infra.records import Status, TournamentRecord
-from infra.table_item import TableRecord
+from infra.store.table_item import TableRecord
+from infra.store.tournament_items import Status, TournamentRecord
 
 if TYPE_CHECKING:
     from functions.api.pages.bracket_svg import Picture, TableBox
@@ -185,7 +185,7 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
 
 def _is_join_code(tournament: TournamentRecord, code: str) -> bool:
     """Whether `code` is `tournament`'s join code."""
-    from infra.join_codes import check_join_code  # noqa: PLC0415
+    from infra.services.join_codes import check_join_code  # noqa: PLC0415
 
     if not tournament.join_code_hash:
         return False
@@ -305,8 +305,7 @@ def _box(
 ) -> TableBox:
     from functions.api.pages import bracket_svg as svg  # noqa: PLC0415
 
-    following = plan.successor(ref)
-    successor = None if following is None else following.index
+    successor = tuple(route.table.index for route in plan.routes(ref))
     planned = plan.seats_at(ref)
     if table is None:
         return svg.TableBox(str(ref), svg.WAITING, (), planned, successor)

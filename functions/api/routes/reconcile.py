@@ -1,5 +1,5 @@
 """The organizer's repair: reconcile a tournament from its items, a bounded page a request
-(`infra.reconcile`). Each request checks at most one page of tables and stops short of
+(`infra.services.reconcile`). Each request checks at most one page of tables and stops short of
 the function's time, so it stays well inside API Gateway's 29 seconds."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from functions.api.contract import AUTH, BODY, answers
 from functions.api.models import ReconcileJob, ReconcilePage, ReconcileRequest
 from functions.observability import logger
 from functions.wiring import Wired, services
-from infra.reconcile import PAGE_TABLES, Reconciler, build_reconciler
+from infra.bootstrap import build_reconciler
+from infra.services.reconcile import PAGE_TABLES, Reconciler
 
 router = Router()
 reconciler: Wired[Reconciler] = Wired(build_reconciler)

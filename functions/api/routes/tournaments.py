@@ -24,7 +24,7 @@ from functions.api.models import (
     TournamentView,
 )
 from functions.wiring import services
-from infra.records import Status, TournamentRecord
+from infra.store.tournament_items import Status, TournamentRecord
 
 router = Router()
 
@@ -42,7 +42,7 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
     (401 `unauthorized` without it); where it has none, creations per source address
     are limited (429 `rate_limited`)."""
     admit_creation(router.current_event)
-    tournament, token = services().tournaments.create(
+    tournament, token = services().organizer.create(
         name=body.name,
         game=body.game,
         options=body.options,
@@ -52,7 +52,6 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
         turn_timeout_seconds=body.turn_timeout_seconds,
         join_code=body.join_code,
     )
-    services().organizer.record(tournament, "create", name=tournament.name, game=tournament.game)
     created = TournamentCreated(
         tournament_id=tournament.id, organizer_token=token, status=tournament.status
     )
@@ -80,8 +79,7 @@ def read_tournament(tournament_id: str) -> TournamentView:
 def open_registration(tournament_id: str) -> TournamentView:
     """Let players register (organizer token)."""
     token = bearer_token(router.current_event.headers)
-    opened = services().tournaments.set_registration(tournament_id, token, open=True)
-    services().organizer.record(opened, "open_registration")
+    opened = services().organizer.set_registration(tournament_id, token, open=True)
     return tournament_view(opened)
 
 
@@ -95,8 +93,7 @@ def open_registration(tournament_id: str) -> TournamentView:
 def close_registration(tournament_id: str) -> TournamentView:
     """Stop registrations (organizer token); opening again is allowed until the start."""
     token = bearer_token(router.current_event.headers)
-    closed = services().tournaments.set_registration(tournament_id, token, open=False)
-    services().organizer.record(closed, "close_registration")
+    closed = services().organizer.set_registration(tournament_id, token, open=False)
     return tournament_view(closed)
 
 
@@ -117,8 +114,7 @@ def start_tournament(
     with the same seeding, it answers the same."""
     token = bearer_token(router.current_event.headers)
     how = body or StartTournament()
-    started = services().tournaments.start(tournament_id, token, seed=how.seed, order=how.order)
-    services().organizer.record(started, "start", seeding=started.seeding)
+    started = services().organizer.start(tournament_id, token, seed=how.seed, order=how.order)
     return tournament_view(started).model_dump(), 202
 
 

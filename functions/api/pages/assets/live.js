@@ -27,8 +27,14 @@
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
+      reached(false);
       return { status: 0, body: null };
     }
+    reached(true);
+    // The server's clock, from the answer's Date header: deadlines are the server's
+    // (a phone's clock can be minutes off), to a second, which a countdown needs.
+    const date = Date.parse(answer.headers.get("Date") || "");
+    if (!Number.isNaN(date)) K.clockOffset = date + 500 - Date.now();
     let parsed = null;
     try {
       parsed = await answer.json();
@@ -36,6 +42,19 @@
       parsed = null;
     }
     return { status: answer.status, body: parsed };
+  }
+
+  // Whether the last request reached the service: pages show "offline" while it did not.
+  let reachable = true;
+  function reached(ok) {
+    if (ok === reachable) return;
+    reachable = ok;
+    document.dispatchEvent(new CustomEvent("knobelcup:reach", { detail: ok }));
+  }
+
+  // Now on the server's clock, in milliseconds.
+  function serverNow() {
+    return Date.now() + (K.clockOffset || 0);
   }
 
   function randomKey() {
@@ -133,5 +152,5 @@
     return element;
   }
 
-  Object.assign(K, { api, follow, embedded, el, randomKey, root, socketUrl });
+  Object.assign(K, { api, follow, embedded, el, randomKey, root, serverNow, socketUrl });
 })((window.Knobelcup = window.Knobelcup || {}));

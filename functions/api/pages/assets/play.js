@@ -18,7 +18,11 @@
   let over = false;
   let busy = false;
   let following = null;
+  let deadline = null; // when the turn in play times out (epoch s, the server's clock)
+  let wasMine = false;
   const names = {};
+  const TITLE = document.title;
+  const SOUND = "knobelcup.sound";
 
   function load() {
     try {
@@ -48,6 +52,73 @@
     history.replaceState(null, "", location.pathname + location.search);
     return token;
   }
+
+  // While no request reaches the service: say so, keep any tap, and read everything
+  // again once it answers (what was missed meanwhile).
+  document.addEventListener("knobelcup:reach", (reach) => {
+    $("link-state").hidden = reach.detail;
+    if (reach.detail && seat && seat.player) refresh();
+  });
+  window.addEventListener("offline", () => ($("link-state").hidden = false));
+  window.addEventListener("online", () => seat && seat.player && refresh());
+
+  // The turn's remaining time, counted down from the server's deadline.
+  function tick() {
+    const box = $("countdown");
+    const left = deadline && view && !over ? Math.max(0, Math.ceil(deadline - K.serverNow() / 1000)) : null;
+    box.hidden = left === null;
+    if (left === null) return;
+    const mine = view.to_act === seat.player;
+    box.textContent = (mine ? "Your turn: " : K.nameOf(names, view.to_act) + ": ") +
+      left + (left === 1 ? " second" : " seconds") + " left";
+    box.classList.toggle("short", mine && left <= 10);
+  }
+  setInterval(tick, 250);
+
+  function learnDeadline(value) {
+    if (value !== undefined) deadline = value;
+    tick();
+  }
+
+  // A player who looked away hears of their turn: the tab's title, a vibration where
+  // the browser allows it, and a short tone if they switched it on.
+  function alertTurn(mine) {
+    document.title = mine ? "▶ Your turn · " + TITLE : TITLE;
+    if (!mine || wasMine) return (wasMine = mine);
+    wasMine = true;
+    if (navigator.vibrate) navigator.vibrate([200, 100, 200]);
+    if (localStorage.getItem(SOUND) === "on") beep();
+  }
+
+  function beep() {
+    try {
+      const audio = new (window.AudioContext || window.webkitAudioContext)();
+      const tone = audio.createOscillator();
+      const volume = audio.createGain();
+      tone.frequency.value = 880;
+      volume.gain.setValueAtTime(0.2, audio.currentTime);
+      volume.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
+      tone.connect(volume).connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.4);
+    } catch (error) {
+      // no sound on this browser: the title and the vibration remain
+    }
+  }
+
+  function showSound() {
+    const on = localStorage.getItem(SOUND) === "on";
+    const button = $("sound");
+    button.textContent = "Sound on your turn: " + (on ? "on" : "off");
+    button.setAttribute("aria-pressed", String(on));
+  }
+
+  $("sound").onclick = () => {
+    localStorage.setItem(SOUND, localStorage.getItem(SOUND) === "on" ? "off" : "on");
+    showSound();
+    if (localStorage.getItem(SOUND) === "on") beep(); // a tap lets the page make sound
+  };
+  showSound();
 
   async function start() {
     const linked = takeLinkToken();
@@ -192,6 +263,7 @@
     const answer = await K.api("GET", tablePath() + "/events?after=" + story.version, undefined, seat.token);
     if (answer.status !== 200) return;
     story.add(answer.body.records);
+    if (answer.body.version === (view && view.version)) learnDeadline(answer.body.deadline);
     if (!view || answer.body.version > view.version || answer.body.over !== over) await readView();
   }
 
@@ -200,6 +272,7 @@
     if (answer.status !== 200) return;
     learnNames(answer.body.players);
     show(answer.body.view, answer.body.over);
+    learnDeadline(answer.body.deadline);
   }
 
   function learnNames(players) {
@@ -211,6 +284,7 @@
     // The same version again (a push after the answer, a catch-up): nothing moved, and
     // redrawing the buttons would take a tap landing on them away from the player.
     const unchanged = view && newView.version === view.version && isOver === over;
+    if (!view || newView.version !== view.version) deadline = null; // learnt with the version
     view = newView;
     over = isOver;
     $("seats").replaceChildren(K.seatsTable(view, names, seat.player));
@@ -218,6 +292,8 @@
     const toAct = view.to_act;
     $("turn").textContent = over ? "The table is over." : "Turn " + view.version + " · " +
       (toAct === seat.player ? "your turn" : K.nameOf(names, toAct) + " to act");
+    alertTurn(!over && toAct === seat.player);
+    tick();
     if (unchanged) return;
     drawCup();
     drawActions();
@@ -322,6 +398,11 @@
           return;
         }
         if (!view || view.version !== sent || over) return; // the table moved on meanwhile
+        if (deadline && K.serverNow() / 1000 > deadline + 5) {
+          notice("Your turn's time ran out before the action got through.", "bad");
+          await readView();
+          return;
+        }
         notice("Not through yet: trying again…", "");
         await new Promise((resolve) => setTimeout(resolve, pause));
         pause = Math.min(pause * 2, 4000);
@@ -348,8 +429,10 @@
       else story.add(message.records);
       if (!view || message.version > view.version) readView();
     } else if (message.type === "your_turn" && message.table === table) {
-      if (message.view && view && message.view.version >= view.version) show(message.view, false);
-      else readView();
+      if (message.view && view && message.view.version >= view.version) {
+        show(message.view, false);
+        learnDeadline(message.deadline);
+      } else readView();
     } else if (message.type === "eliminated" || message.type === "tournament_finished") {
       whereabouts();
     }

@@ -1,0 +1,93 @@
+"""Connecting to and leaving the WebSocket API: who may listen to what.
+
+A player connects with their token and hears their own tables (their own dice where the
+rules show them); a spectator connects to a table, or to the tournament alone, and hears
+what any spectator may see. Everyone connected to a tournament hears when it finishes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.bracket import InvalidBracket, TableRef
+from infra.errors import NotFound, Unauthorized
+from infra.services.tournaments import Clock
+from infra.store.connections import CONNECTION_SECONDS, Connection, ConnectionStore
+from infra.tokens import MAX_ID_LENGTH, plausible_id, shown, token_matches, token_owner
+
+
+class BadConnect(ValueError):
+    """The connect request names no tournament, or both a token and a table, or a table
+    that is no bracket position."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectRequest:
+    """What a client asks for in the `$connect` query string (or header, for the token)."""
+
+    tournament: str
+    token: str = ""
+    table: str = ""
+
+
+class SocketService:
+    """Checks and records connections (the socket function's whole work)."""
+
+    def __init__(self, store: ConnectionStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def connect(self, connection_id: str, request: ConnectRequest) -> Connection:
+        """Record the connection if `request` may be served: `Unauthorized` for a token
+        that is not a player's of this tournament, `NotFound` for an unknown tournament,
+        `BadConnect` for a request that makes no sense, `TooManyWatchers` for a full
+        table."""
+        if not request.tournament:
+            raise BadConnect("say which tournament: ?tournament=<id>")
+        if request.token and request.table:
+            raise BadConnect("a player hears their own tables: give a token or a table, not both")
+        if request.table and _table_ref(request.table) != request.table:
+            raise BadConnect(f"no table {shown(request.table)}: tables are named like R1-3")
+        player = ""
+        if request.token:
+            player = self._player_of(request.tournament, request.token)
+        elif not plausible_id(request.tournament) or (
+            self._store.get_tournament(request.tournament) is None
+        ):
+            raise NotFound(f"no tournament {shown(request.tournament)}", rule="tournament")
+        now = int(self._clock())
+        connection = Connection(
+            id=connection_id,
+            tournament=request.tournament,
+            player=player,
+            table=request.table,
+            connected_at=now,
+            expires_at=now + CONNECTION_SECONDS,
+        )
+        self._store.add(connection)
+        return connection
+
+    def disconnect(self, connection_id: str) -> None:
+        """Forget the connection (again, if it was forgotten already)."""
+        self._store.remove(connection_id)
+
+    def _player_of(self, tournament: str, token: str) -> str:
+        owner = token_owner(token)
+        found = (
+            self._store.get_player(tournament, owner)
+            if owner and plausible_id(tournament)
+            else None
+        )
+        if found is None or not token_matches(token, found.token_hash):
+            if plausible_id(tournament) and self._store.get_tournament(tournament) is None:
+                raise NotFound(f"no tournament {shown(tournament)}", rule="tournament")
+            raise Unauthorized("the player token does not match", rule="token")
+        return found.id
+
+
+def _table_ref(value: str) -> str:
+    """`value` as the bracket writes it ('' if it names no table)."""
+    try:
+        return str(TableRef.parse(value)) if len(value) <= MAX_ID_LENGTH else ""
+    except InvalidBracket:
+        return ""

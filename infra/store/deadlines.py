@@ -1,0 +1,52 @@
+"""Turn deadlines on the table item, and the sparse index the sweeper finds lost ones by.
+
+A table in play carries `deadline`: when the turn in play times out (epoch seconds,
+rounded up). The write that begins a turn sets it: the seating, an action after which
+another player is to act or a new round begins, every timeout; an action within a turn
+(a Mäxchen throw before its announcement) keeps it (`core.match.same_turn`). It is a
+plain attribute, in no index, so it costs a turn nothing beyond its bytes.
+
+The index `deadlines` (docs/data-model.md) is keyed on `due_shard` and `due_at` and
+holds only the items that carry both: tables, from their seating on. A turn copies both
+unchanged, so no turn ever writes the index; only the seating (one index write) and the
+sweeper (`infra.services.sweeper`) do. `due_at` is therefore never later than `deadline`: at the
+seating they are equal, and a deadline only moves on. The sweeper, finding a table whose
+`due_at` has passed, times it out if its `deadline` has passed too, moves `due_at` on to
+the `deadline` if not, and takes a finished table out of the index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+
+from core.options import TableOptions
+from infra.store.table_item import DUE_SHARDS, TableRecord
+
+INDEX = "deadlines"
+SHARDS = [f"D#{n}" for n in range(DUE_SHARDS)]  # the index's partition keys
+# How long past its deadline a table waits before the sweeper acts: Scheduler fires at
+# the deadline, and the sweeper is the backstop for a firing that never came
+GRACE_SECONDS = 60
+DEFAULT_TURN_TIMEOUT = TableOptions().turn_timeout_seconds  # docs/rules.md §4.1
+
+
+def turn_timeout(options: Mapping[str, object]) -> int:
+    """A table's seconds per turn, from its stored options (the default if absent)."""
+    seconds = options.get("turn_timeout_seconds")
+    return seconds if isinstance(seconds, int) else DEFAULT_TURN_TIMEOUT
+
+
+def deadline_after(now: float, options: Mapping[str, object]) -> int:
+    """The deadline of a version written at `now`, rounded up to the next whole second."""
+    return math.ceil(now + turn_timeout(options))
+
+
+def seated_at(table: TableRecord, now: float) -> TableRecord:
+    """`table` as seated at `now`: its first deadline, and in the index from then on. A
+    bye has no turn and stays out of the index."""
+    if table.bye or table.over:
+        return table
+    deadline = deadline_after(now, table.seating.options)
+    return replace(table, deadline=deadline, due_at=deadline)

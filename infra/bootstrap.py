@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from infra.dice import DiceSource, SecretDice
 from infra.services.admission import Admission
+from infra.services.bracket_reader import BracketReader
 from infra.services.organizer import OrganizerService
 from infra.services.tournaments import Clock, TournamentService
 from infra.services.turns import TurnService
@@ -41,6 +42,7 @@ class Services:
     tournaments: TournamentService
     turns: TurnService
     organizer: OrganizerService
+    brackets: BracketReader
     admission: Admission = field(default_factory=Admission)  # none: no key, no limits
 
 
@@ -93,6 +95,7 @@ def build_services(
         tournaments=tournaments,
         turns=turns,
         organizer=OrganizerService(repository, tournaments, turns, clock, audit),
+        brackets=BracketReader(tournaments, repository),
         admission=Admission.from_settings(settings, limiter),
     )
 

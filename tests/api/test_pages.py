@@ -4,11 +4,13 @@ real handler on moto; the bracket picture's cap on synthetic data; how much a pa
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import json
 import random
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +25,11 @@ from functions.api.pages.markup import esc
 from functions.api.pages.qr import qr_svg
 from functions.api.routes import pages
 from functions.wiring import services, use_services
+from infra.services.bracket_reader import BracketReader
+from infra.settings import Settings
+from infra.store.repository import Repository
 from infra.store.table_item import TableRecord
+from infra.store.tournament_items import PlayerRecord
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 REFRESH = '<meta http-equiv="refresh"'
@@ -390,47 +396,50 @@ def test_a_thousand_player_bracket_draws_every_table() -> None:
     assert not [t for t in svg.iter(SVG_NS + "text") if "more table" in (t.text or "")]
 
 
-class CountingTournaments:
-    """Stands in for the tournament service: counts the tables asked for."""
+class CountedReads:
+    """A store that counts what is asked of it: each batch of tables, each player; over
+    `store`, or without one (`over`: every table asked for is there and over)."""
 
-    def __init__(self, over: bool) -> None:
+    def __init__(self, store: Repository | None = None, *, over: bool = False) -> None:
+        self.store = store
         self.over = over
-        self.asked: list[tuple[int, int, int]] = []  # (round, offset, limit)
+        self.batches: list[list[str]] = []  # the refs of each table read
+        self.players: list[str] = []
 
-    def round_tables(
-        self, tournament: str, round: int, offset: int, limit: int
-    ) -> tuple[list[TableRecord], int | None]:
-        self.asked.append((round, offset, limit))
-        if not self.over:
-            return [], None
+    def get_tables(self, tournament: str, refs: Sequence[str]) -> list[TableRecord]:
+        self.batches.append(list(refs))
+        if self.store is not None:
+            return self.store.get_tables(tournament, refs)
         seating = Seating("maexchen", ("a", "b"), {}, 1)
-        tables = [
-            TableRecord(
-                tournament, str(TableRef(round, i)), seating, ("-", "-"), ranking=("a", "b")
-            )
-            for i in range(offset, offset + limit)
+        return [
+            TableRecord(tournament, ref, seating, ("-", "-"), ranking=("a", "b"))
+            for ref in (refs if self.over else ())
         ]
-        return tables, None
+
+    def get_players(self, tournament: str, players: Sequence[str]) -> list[PlayerRecord]:
+        self.players.extend(players)
+        return [] if self.store is None else self.store.get_players(tournament, players)
 
 
-@dataclass
-class CountingServices:
-    tournaments: CountingTournaments
+def counting_pages(stack: Stack) -> CountedReads:
+    """The pages' reads, counted from here to the end of the test (the stack's fixture
+    puts its own services back in place afterwards)."""
+    counted = CountedReads(Repository(stack.dynamodb, Settings.from_env().table_name))
+    reader = BracketReader(services().tournaments, counted)  # type: ignore[arg-type]
+    use_services(dataclasses.replace(services(), brackets=reader))
+    return counted
 
 
 @pytest.mark.parametrize("over", [False, True], ids=["nothing-over", "everything-over"])
 def test_a_million_player_bracket_reads_a_bounded_number_of_tables(over: bool) -> None:
     plan = BracketPlan.build(1_000_000, 6, 2)
     assert plan.tables_in(1) > 160_000
-    counting = CountingTournaments(over)
-    use_services(CountingServices(counting))  # type: ignore[arg-type]
-    try:
-        read = pages._read_bracket("t-big", plan)
-    finally:
-        use_services(None)
-    assert len(counting.asked) <= plan.rounds
-    assert all(limit <= DRAWN_PER_ROUND for _, _, limit in counting.asked)
-    assert sum(limit for _, _, limit in counting.asked) <= DRAWN_PER_ROUND * plan.rounds
+    counted = CountedReads(over=over)
+    reader = BracketReader(None, counted)  # type: ignore[arg-type]  # reads no tournament
+    read = reader.drawn_tables("t-big", plan, DRAWN_PER_ROUND)
+    assert len(counted.batches) <= plan.rounds
+    assert all(len(batch) <= DRAWN_PER_ROUND for batch in counted.batches)
+    assert sum(map(len, counted.batches)) <= DRAWN_PER_ROUND * plan.rounds
     if over:
         assert [len(r) for r in read] == [
             min(plan.tables_in(r), DRAWN_PER_ROUND) for r in range(1, plan.rounds + 1)
@@ -439,42 +448,38 @@ def test_a_million_player_bracket_reads_a_bounded_number_of_tables(over: bool) -
 
 def test_later_rounds_of_a_running_bracket_are_not_read(stack: Stack) -> None:
     cup = start_cup(stack)
-    plan = BracketPlan.build(8, 4, 1)
-    asked: list[int] = []
-    real = services().tournaments.round_tables
-
-    def counted(tournament: str, round: int, offset: int, limit: int) -> Any:
-        asked.append(round)
-        return real(tournament, round, offset, limit)
-
-    tournaments = services().tournaments
-    tournaments.round_tables = counted  # type: ignore[method-assign]
-    try:
-        read = pages._read_bracket(cup.id, plan)
-    finally:
-        del tournaments.round_tables
-    assert asked == [1]  # no round-1 table is over: the final cannot be seated
-    assert sorted(read[0]) == [0, 1] and read[1] == {}
+    counted = counting_pages(stack)
+    page(stack, f"/tournaments/{cup.id}/bracket")
+    assert counted.batches == [["R1-1", "R1-2"]]  # no round-1 table is over: no final yet
 
 
-def test_a_reload_reads_no_name_it_read_before(stack: Stack) -> None:
+def test_the_bracket_takes_its_names_from_its_tables_and_reads_the_others_once(
+    stack: Stack,
+) -> None:
     cup = start_cup(stack)
-    repository = services().tournaments._repository
-    asked: list[str] = []
-    real = repository.get_players
+    counted = counting_pages(stack)
+    first = page(stack, f"/tournaments/{cup.id}/bracket")
+    assert counted.players == []  # everyone is seated: the table items carry the names
+    assert all(esc(name) in first for name in cup.names.values())
+    drawn = len(counted.batches)
+    page(stack, f"/tournaments/{cup.id}/tables/R1-1/watch")
+    assert counted.players == []  # the view carries the names too
+    assert len(counted.batches) == drawn  # the watch page reads its table through turns
 
-    def counted(tournament: str, players: list[str]) -> Any:
-        asked.extend(players)
-        return real(tournament, players)
 
-    repository.get_players = counted  # type: ignore[method-assign]
-    try:
-        first = page(stack, f"/tournaments/{cup.id}/bracket")
-        assert sorted(asked) == sorted(cup.tokens)
-        again = page(stack, f"/tournaments/{cup.id}/bracket")
-    finally:
-        del repository.get_players
-    assert len(asked) == len(cup.tokens) and first == again
+def test_names_a_table_does_not_carry_are_read_once(stack: Stack) -> None:
+    cup = start_cup(stack)
+    counted = CountedReads(Repository(stack.dynamodb, Settings.from_env().table_name))
+    reader = BracketReader(services().tournaments, counted)  # type: ignore[arg-type]
+    players = sorted(cup.names)[:2]
+    seated_before_names = TableRecord(  # names=(): seated before tables carried them
+        cup.id, "R1-1", Seating("maexchen", tuple(players), {}, 1), ("-", "-")
+    )
+    assert reader.names(cup.id, [seated_before_names]) == {p: cup.names[p] for p in players}
+    assert sorted(counted.players) == players
+    again = reader.names(cup.id, [seated_before_names], others=players)
+    assert again == {p: cup.names[p] for p in players}
+    assert sorted(counted.players) == players  # kept: a name never changes
 
 
 def test_big_pages_go_gzipped_to_browsers_that_take_it(stack: Stack) -> None:

@@ -1,8 +1,9 @@
 """Pages for organizers and spectators: the bracket (HTML and SVG), a table to watch.
 
-These routes only read: the tournament, at most the tables of each round that the picture
-draws (`DRAWN_PER_ROUND`), and the names of the players at them. Drawing is the job of
-the pure `functions.api.pages` package, imported when a page is first asked for: a cold
+These routes only read, through `infra.services.bracket_reader`: the tournament, at most
+the tables of each round that the picture draws (`DRAWN_PER_ROUND`), and the names of the
+players at them (from the table items). Drawing is the job of the pure
+`functions.api.pages` package, imported when a page is first asked for: a cold
 start for any other request does not pay its ~10 ms. The pages stay out of the OpenAPI
 document: they are for browsers, not API clients.
 """
@@ -11,8 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
 
@@ -20,7 +20,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from core.bracket import BracketPlan, InvalidBracket, TableRef
+from core.bracket import BracketPlan, TableRef
 from core.errors import KnobelcupError
 from functions.wiring import services
 from infra.errors import NotFound
@@ -37,8 +37,6 @@ SVG = "image/svg+xml"
 LIVE = "no-cache"  # a live page must be asked for again, never served from a cache
 BRACKET = "/tournaments/<tournament_id>/bracket"
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
-_NAMES: OrderedDict[tuple[str, str], str] = OrderedDict()  # (tournament, player) → name
-_NAMES_KEPT = 100_000  # a few MB at most
 
 
 @router.get("/", include_in_schema=False)
@@ -78,11 +76,10 @@ def bracket_page(
 
     def page() -> str:
         tournament = services().tournaments.get(tournament_id)
-        plan = services().tournaments.plan(tournament)
+        plan = services().brackets.plan(tournament)
         tables = [] if plan is None else _read_bracket(tournament.id, plan)
-        players = {p for round in tables for t in round.values() for p in t.seating.seats}
         standings = [(row["place"], row["player"]) for row in tournament.top_standings]
-        names = _names(tournament.id, [*players, *(p for _, p in standings)])
+        names = _names(tournament.id, tables, [p for _, p in standings])
         picture = None if plan is None else _picture(plan, tables, tournament, names)
         drawn = sum(len(column.drawn) for column in picture.rounds) if picture else 0
         info = tournament_info(tournament)
@@ -121,14 +118,13 @@ def bracket_picture(tournament_id: str) -> Response[str]:
     from functions.api.pages.bracket_svg import render  # noqa: PLC0415
 
     tournament = services().tournaments.get(tournament_id)
-    plan = services().tournaments.plan(tournament)
+    plan = services().brackets.plan(tournament)
     if plan is None:
         raise NotFound(
             f"tournament {tournament_id} has no bracket before the start", rule="bracket"
         )
     tables = _read_bracket(tournament.id, plan)
-    players = {p for round in tables for t in round.values() for p in t.seating.seats}
-    picture = _picture(plan, tables, tournament, _names(tournament.id, players))
+    picture = _picture(plan, tables, tournament, _names(tournament.id, tables))
     links = site_url(f"tournaments/{quote(tournament.id, safe='')}/")
     return Response(
         200,
@@ -149,13 +145,13 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
 
     def page() -> str:
         tournament = services().tournaments.get(tournament_id)
-        plan, ref = _table_of(tournament, table)
+        plan, ref = services().brackets.table_in(tournament, table)
         info = tournament_info(tournament)
         if plan.is_bye(ref):
             seated, _ = services().tournaments.round_tables(tournament.id, ref.round, ref.index, 1)
             if seated:
                 player = seated[0].ranking[0]
-                name = _names(tournament.id, [player]).get(player, player)
+                name = services().brackets.names(tournament.id, seated).get(player, player)
                 return watch.pending_table_page(
                     info, table, feeders=(), bye=name, socket=socket_url()
                 )
@@ -166,14 +162,13 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
                 view = None
             if view is not None:
                 log = services().turns.audit_log(tournament.id, table)
-                seats = [seat["player"] for seat in view["view"].get("seats", ())]
                 return watch.watch_page(
                     info,
                     table,
                     view=view["view"],
                     over=view["over"],
                     records=log["records"],
-                    names=_names(tournament.id, seats),
+                    names=_seat_names(tournament.id, view["players"]),
                     socket=socket_url(),
                     dice_check=dice_check(log) if view["over"] else None,
                 )
@@ -217,60 +212,26 @@ def dice_check(log: dict[str, Any]) -> str | None:
 
 
 def _read_bracket(tournament: str, plan: BracketPlan) -> list[dict[int, TableRecord]]:
-    """Per round, the seated ones among the tables the picture draws, by index.
-
-    A table is seated only once all its feeders are over, so a table with a feeder that
-    was read and found playing (or not seated) is not asked for: the later rounds of a
-    running tournament cost next to nothing. At most `DRAWN_PER_ROUND` tables a round are
-    read, in one range per round (batches of 100), whatever the tournament's size.
-    """
+    """Per round, the seated ones among the tables the picture draws, by index."""
     from functions.api.pages.bracket_svg import DRAWN_PER_ROUND  # noqa: PLC0415
 
-    rounds: list[dict[int, TableRecord]] = []
-    unfinished: set[int] = set()  # drawn tables of the round before known not to be over
-    for round in range(1, plan.rounds + 1):
-        shown = min(plan.tables_in(round), DRAWN_PER_ROUND)
-        wanted = [
-            index
-            for index in range(shown)
-            if round == 1 or unfinished.isdisjoint(plan.feeders(TableRef(round, index)))
-        ]
-        found: dict[int, TableRecord] = {}
-        if wanted:
-            tables, _ = services().tournaments.round_tables(
-                tournament, round, wanted[0], wanted[-1] - wanted[0] + 1
-            )
-            found = {TableRef.parse(t.ref).index: t for t in tables}
-        unfinished = {i for i in range(shown) if i not in found or not found[i].over}
-        rounds.append(found)
-    return rounds
+    return services().brackets.drawn_tables(tournament, plan, DRAWN_PER_ROUND)
 
 
-def _names(tournament: str, players: Iterable[str]) -> dict[str, str]:
-    """Player id → name. A name never changes once registered, so a warm container
-    keeps those it read and a page's reload reads only tables. The tournament service
-    reads players one at a time (by token) only: this uses its repository's batch read."""
-    asked = set(players)
-    wanted = sorted(p for p in asked if (tournament, p) not in _NAMES)
-    if wanted:
-        repository = services().tournaments._repository
-        for player in repository.get_players(tournament, wanted):
-            _NAMES[tournament, player.id] = player.name
-        while len(_NAMES) > _NAMES_KEPT:
-            _NAMES.popitem(last=False)
-    return {p: _NAMES[tournament, p] for p in asked if (tournament, p) in _NAMES}
+def _names(
+    tournament: str, tables: list[dict[int, TableRecord]], others: list[str] | None = None
+) -> dict[str, str]:
+    """Player id → name for everyone at the drawn `tables` and for `others`."""
+    seated = (table for round in tables for table in round.values())
+    return services().brackets.names(tournament, seated, others or ())
 
 
-def _table_of(tournament: TournamentRecord, table: str) -> tuple[BracketPlan, TableRef]:
-    """The bracket and the table named `table` in it; `NotFound` if there is none."""
-    plan = services().tournaments.plan(tournament)
-    try:
-        ref = TableRef.parse(table)
-    except InvalidBracket:
-        ref = None
-    if plan is None or ref is None or ref not in plan:
-        raise NotFound(f"tournament {tournament.id} has no table {table}", rule="table")
-    return plan, ref
+def _seat_names(tournament: str, players: list[dict[str, str]]) -> dict[str, str]:
+    """Player id → name for a view's `players`: their names as the table item carries
+    them, read for a table seated before names were stored (its names are the ids)."""
+    names = {player["id"]: player["name"] for player in players}
+    unnamed = [player for player, name in names.items() if name == player]
+    return names | services().brackets.names(tournament, (), unnamed)
 
 
 # --- building what the pages draw ----------------------------------------------------

@@ -6,7 +6,7 @@
 Registration goes through the service layer (no HTTP); the organizer's requests (create,
 open, start, reads) go through the API's Lambda handler. The round tables are played
 here by the game engine with random legal actions and each finished table is saved
-through the repository in one write, as its last turn would save it; everything else
+through the tables' store in one write, as its last turn would save it; everything else
 runs for real on the local stack: the stream, the publisher, the timers, the job
 function (start, finish), the progression and, once at the end, the deadline sweeper.
 
@@ -112,15 +112,15 @@ def timeouts() -> dict[str, float]:
 def play_seated_tables(stack: LocalStack, tournament: str, plan: BracketPlan, seed: str) -> int:
     """Play every table that is seated and still in play, each saved in one write; how
     many were played."""
-    repository = stack.api.tournaments._repository  # the API's own store (counted writes)
+    tables = stack.api.turns._tables  # the API's own store (counted writes)
     played = 0
     for round_number in range(1, plan.rounds + 1):
         refs = [f"R{round_number}-{index + 1}" for index in range(plan.tables_in(round_number))]
         for start in range(0, len(refs), 100):
-            for table in repository.get_tables(tournament, refs[start : start + 100]):
+            for table in tables.get_tables(tournament, refs[start : start + 100]):
                 if table.over:
                     continue
-                repository.save_table(_played(table, seed), loaded_version=table.version)
+                tables.save_table(_played(table, seed), loaded_version=table.version)
                 played += 1
     return played
 

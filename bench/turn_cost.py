@@ -171,7 +171,7 @@ class DynamoMeter:
     wrapper sees each call's parameters and answer and times the client's whole work);
     moto answers in botocore's `before-send` event, so hooks registered first and last
     on that event time moto alone. Every read is charged as strongly consistent: the
-    repository makes no other kind.
+    stores make no other kind.
     """
 
     def __init__(self, client: Any) -> None:

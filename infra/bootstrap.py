@@ -19,10 +19,8 @@ from infra.services.organizer import OrganizerService
 from infra.services.tournaments import Clock, TournamentService
 from infra.services.turns import TurnService
 from infra.settings import Settings
-from infra.store.audit import AuditStore
-from infra.store.job_store import JobStore
-from infra.store.organizer_store import OrganizerStore
 from infra.store.rate_limits import RateLimiter
+from infra.store.stores import Stores
 
 if TYPE_CHECKING:  # each function imports only what it runs: shorter cold starts
     from infra.jobs.runner import JobRunner
@@ -85,18 +83,62 @@ def build_services(
     """The services over `client` (a fresh DynamoDB client when None); `tournament_ids`
     makes the ids of new tournaments (random ones when None)."""
     dynamodb = client if client is not None else aws_client("dynamodb")
-    repository = OrganizerStore(dynamodb, settings.table_name)
+    stores = Stores.over(dynamodb, settings.table_name)
     ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
     limiter = RateLimiter(dynamodb, settings.table_name, clock)
-    audit = AuditStore(dynamodb, settings.table_name)
-    tournaments = TournamentService(repository, clock, settings.retention_seconds, **ids)
-    turns = TurnService(repository, dice if dice is not None else SecretDice(), clock)
+    tournaments = TournamentService(
+        tournaments=stores.tournaments,
+        players=stores.players,
+        tables=stores.tables,
+        progress=stores.progress,
+        jobs=stores.jobs,
+        clock=clock,
+        retention_seconds=settings.retention_seconds,
+        **ids,
+    )
+    turns = _turns(stores, dice, clock)
+    organizer = OrganizerService(
+        store=stores.organizer,
+        players=stores.players,
+        tables=stores.tables,
+        tournaments=tournaments,
+        turns=turns,
+        clock=clock,
+        audit=stores.audit,
+    )
     return Services(
         tournaments=tournaments,
         turns=turns,
-        organizer=OrganizerService(repository, tournaments, turns, clock, audit),
-        brackets=BracketReader(tournaments, repository),
+        organizer=organizer,
+        brackets=BracketReader(tournaments, stores.tables, stores.players),
         admission=Admission.from_settings(settings, limiter),
+    )
+
+
+def _stores(settings: Settings, client: Any) -> Stores:
+    """The stores over `client` (DynamoDB; a fresh client when None)."""
+    return Stores.over(
+        client if client is not None else aws_client("dynamodb"), settings.table_name
+    )
+
+
+def _turns(stores: Stores, dice: DiceSource | None, clock: Clock) -> TurnService:
+    return TurnService(
+        stores.tables, stores.players, dice if dice is not None else SecretDice(), clock
+    )
+
+
+def _progression(stores: Stores, clock: Clock, dice: DiceSource | None) -> ProgressionService:
+    from infra.services.progression import ProgressionService  # noqa: PLC0415
+
+    return ProgressionService(
+        tournaments=stores.tournaments,
+        players=stores.players,
+        tables=stores.tables,
+        progress=stores.progress,
+        jobs=stores.jobs,
+        clock=clock,
+        dice=dice,
     )
 
 
@@ -109,10 +151,7 @@ def build_progression(
 ) -> ProgressionService:
     """The progression consumer's service over `client` (DynamoDB); `dice` makes the
     server seeds of the tables it seats (`SecretDice` when None)."""
-    from infra.services.progression import ProgressionService  # noqa: PLC0415
-
-    store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    return ProgressionService(store, clock, dice)
+    return _progression(_stores(settings, client), clock, dice)
 
 
 def build_jobs(
@@ -129,14 +168,21 @@ def build_jobs(
     from infra.jobs.runner import Job, JobRunner  # noqa: PLC0415
     from infra.jobs.start import StartJob  # noqa: PLC0415
 
-    store = JobStore(client if client is not None else aws_client("dynamodb"), settings.table_name)
-    start = StartJob(store, clock, dice=dice)
+    stores = _stores(settings, client)
+    start = StartJob(
+        tournaments=stores.tournaments,
+        players=stores.players,
+        tables=stores.tables,
+        jobs=stores.jobs,
+        clock=clock,
+        dice=dice,
+    )
     jobs: dict[str, Job] = {
         "start": start,
-        "finish": FinishJob(store),
-        "cancel": CancelJob(store),
+        "finish": FinishJob(players=stores.players, progress=stores.progress, jobs=stores.jobs),
+        "cancel": CancelJob(tables=stores.tables, jobs=stores.jobs),
     }
-    return JobRunner(store, jobs)
+    return JobRunner(stores.tournaments, stores.jobs, jobs)
 
 
 def build_publisher(settings: Settings, *, client: Any = None) -> EventPublisher:
@@ -171,12 +217,9 @@ def build_sockets(
 ) -> SocketService:
     """The WebSocket API's connections over `client` (DynamoDB)."""
     from infra.services.sockets import SocketService  # noqa: PLC0415
-    from infra.store.connections import ConnectionStore  # noqa: PLC0415
 
-    store = ConnectionStore(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
-    )
-    return SocketService(store, clock)
+    stores = _stores(settings, client)
+    return SocketService(stores.connections, stores.tournaments, stores.players, clock)
 
 
 def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:
@@ -195,13 +238,10 @@ def build_sweeper(
 ) -> DeadlineSweeper:
     """The deadline sweeper over `client` (DynamoDB): the deadline index and the turn
     service that plays the timeouts it finds."""
-    from infra.services.sweeper import DeadlineStore, DeadlineSweeper  # noqa: PLC0415
+    from infra.services.sweeper import DeadlineSweeper  # noqa: PLC0415
 
-    store = DeadlineStore(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
-    )
-    turns = TurnService(store, dice if dice is not None else SecretDice(), clock)
-    return DeadlineSweeper(store, turns, clock)
+    stores = _stores(settings, client)
+    return DeadlineSweeper(stores.deadlines, stores.tables, _turns(stores, dice, clock), clock)
 
 
 def build_reconciler(
@@ -212,9 +252,13 @@ def build_reconciler(
     dice: DiceSource | None = None,
 ) -> Reconciler:
     """The reconciler over `client` (DynamoDB; a fresh client when None)."""
-    from infra.services.reconcile import Reconciler, ReconcileStore  # noqa: PLC0415
+    from infra.services.reconcile import Reconciler  # noqa: PLC0415
 
-    store = ReconcileStore(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
+    stores = _stores(settings, client)
+    return Reconciler(
+        tournaments=stores.tournaments,
+        players=stores.players,
+        tables=stores.tables,
+        progress=stores.progress,
+        progression=lambda: _progression(stores, clock, dice),
     )
-    return Reconciler(store, clock, dice=dice)

@@ -5,7 +5,7 @@ stopped a page at a time, at any size.
 transaction, then answers 202: stopping the tables of a tournament of 100,000 players
 (some 25,000 tables) does not fit in an API request. Each step reads the states of
 `STOP_TABLES` tables of the bracket, in round order (BatchGetItem), and stops those in
-play (`Repository.cancel_table`, conditional on `playing`: a step run again after a
+play (`GameTableStore.cancel_table`, conditional on `playing`: a step run again after a
 crash stops nothing twice); the cursor is the number of tables looked at, `done` the
 number of them found stopped. The completion removes the job and keeps that number on
 the tournament (`tables_stopped`). A table seated after a step went past its place is
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from core.bracket import BracketPlan, TableRef
 from infra.jobs.runner import NextStep
+from infra.store.game_tables import GameTableStore
 from infra.store.job_store import JobStore
 from infra.store.plans import plan_of
 from infra.store.table_item import CANCELLED
@@ -35,8 +36,11 @@ class CancelJob:
 
     name = "cancel"
 
-    def __init__(self, store: JobStore, *, stop_tables: int = STOP_TABLES) -> None:
-        self._store = store
+    def __init__(
+        self, *, tables: GameTableStore, jobs: JobStore, stop_tables: int = STOP_TABLES
+    ) -> None:
+        self._tables = tables
+        self._jobs = jobs
         self._stop_tables = stop_tables
 
     def step(self, tournament: TournamentRecord, state: JobState) -> NextStep | None:
@@ -47,9 +51,9 @@ class CancelJob:
         refs = table_refs(plan, first, self._stop_tables)
         if not refs:
             return None
-        statuses = self._store.table_statuses(tournament.id, refs)
+        statuses = self._tables.table_statuses(tournament.id, refs)
         for ref, status in statuses.items():
-            if status == "playing" and self._store.cancel_table(tournament.id, ref):
+            if status == "playing" and self._tables.cancel_table(tournament.id, ref):
                 statuses[ref] = CANCELLED
         # counted as found, not as stopped now: a step run again after a crash counts
         # the tables its first run stopped
@@ -60,7 +64,7 @@ class CancelJob:
         return NextStep(following)
 
     def complete(self, tournament: TournamentRecord, state: JobState) -> bool:
-        return self._store.end_job(
+        return self._jobs.end_job(
             tournament.id, state, Status.CANCELLED, {"tables_stopped": {"N": str(state.done)}}
         )
 

@@ -37,7 +37,8 @@ from core.bracket.paged_standings import (
 from infra.jobs.runner import NextStep
 from infra.jobs.start import ORDER
 from infra.store.job_store import ORDER_CHUNK, JobStore
-from infra.store.progress_store import SEGMENT_ROWS
+from infra.store.players import PlayerStore
+from infra.store.progress_store import SEGMENT_ROWS, ProgressStore
 from infra.store.tournament_items import JobState, Status, TournamentRecord
 
 COUNT_PAGE = 5_000  # players a query page asks for; a step reads `COUNT_PAGES` of them
@@ -58,14 +59,18 @@ class FinishJob:
 
     def __init__(
         self,
-        store: JobStore,
         *,
+        players: PlayerStore,
+        progress: ProgressStore,
+        jobs: JobStore,
         count_page: int = COUNT_PAGE,
         count_pages: int = COUNT_PAGES,
         place_page: int = PLACE_PAGE,
         segment_rows: int = SEGMENT_ROWS,
     ) -> None:
-        self._store = store
+        self._players = players
+        self._progress = progress
+        self._jobs = jobs
         self._count_page = count_page
         self._count_pages = count_pages
         self._place_page = place_page
@@ -77,10 +82,10 @@ class FinishJob:
         return self._place(tournament, state)
 
     def complete(self, tournament: TournamentRecord, state: JobState) -> bool:
-        top = self._store.standings_page(tournament.id, 0, TOP_STANDINGS)
+        top = self._progress.standings_page(tournament.id, 0, TOP_STANDINGS)
         if not top:
             raise InvalidBracket("no standings were written", rule=STANDINGS_RULE)
-        return self._store.end_job(
+        return self._jobs.end_job(
             tournament.id,
             state,
             Status.FINISHED,
@@ -99,7 +104,7 @@ class FinishJob:
         after: dict[str, Any] | None = cursor.get("after")
         counts = _counts_from(cursor.get("counts", []))
         for _ in range(self._count_pages):
-            page, after = self._store.exits_page(tournament.id, after, self._count_page)
+            page, after = self._players.exits_page(tournament.id, after, self._count_page)
             missing = [player for player, exit in page if exit is None]
             if missing:  # cannot happen: every table reports before its successor seats
                 raise InvalidBracket(
@@ -135,10 +140,10 @@ class FinishJob:
                 )
             return None
         chunks = range(first // ORDER_CHUNK, (end - 1) // ORDER_CHUNK + 1)
-        order = self._store.id_chunks(tournament.id, ORDER, chunks)
+        order = self._jobs.id_chunks(tournament.id, ORDER, chunks)
         skip = first - chunks[0] * ORDER_CHUNK
         players = order[skip : skip + end - first]
-        found = self._store.exits_of(tournament.id, players)
+        found = self._players.exits_of(tournament.id, players)
         for position, player in enumerate(players, start=first):
             if player not in found or found[player][0] != position:
                 raise InvalidBracket(
@@ -152,7 +157,7 @@ class FinishJob:
             self._segment_rows,
         )
         names = {player: found[player][2] for player in players}
-        self._store.put_standings(
+        self._progress.put_standings(
             tournament.id, segments, first, places, tournament.expires_at, names=names
         )
         running = [seen_after.get(group, 0) for group in groups]

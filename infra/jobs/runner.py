@@ -20,6 +20,7 @@ from infra.errors import NotFound
 from infra.outbox.events import JobStepReady
 from infra.store.job_store import JobStore
 from infra.store.tournament_items import JobState, TournamentRecord
+from infra.store.tournaments import TournamentStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +47,16 @@ class Job(Protocol):
 class JobRunner:
     """Runs the step a `JobStepReady` asks for, once."""
 
-    def __init__(self, store: JobStore, jobs: Mapping[str, Job]) -> None:
-        self._store = store
+    def __init__(
+        self, tournaments: TournamentStore, jobs_store: JobStore, jobs: Mapping[str, Job]
+    ) -> None:
+        self._tournaments = tournaments
+        self._jobs_store = jobs_store
         self._jobs = dict(jobs)
 
     def run(self, ready: JobStepReady) -> str:
         """Run the step; what happened: "stepped", "completed" or "stale"."""
-        tournament = self._store.get_tournament(ready.tournament)
+        tournament = self._tournaments.get_tournament(ready.tournament)
         if tournament is None:
             raise NotFound(f"no tournament {ready.tournament}", rule="tournament")
         state = tournament.job
@@ -62,7 +66,7 @@ class JobRunner:
         following = job.step(tournament, state)
         if following is None:
             return "completed" if job.complete(tournament, state) else "stale"
-        advanced = self._store.advance_job(
+        advanced = self._jobs_store.advance_job(
             tournament.id, state, following.state, player_count=following.player_count
         )
         return "stepped" if advanced else "stale"
@@ -72,7 +76,7 @@ class JobRunner:
         operator pushing a stuck job along, or a stack that has no job queue); how many
         steps ran."""
         for steps in range(max_steps):
-            found = self._store.get_tournament(tournament)
+            found = self._tournaments.get_tournament(tournament)
             if found is None or found.job is None:
                 return steps
             job = found.job

@@ -27,10 +27,13 @@ from core.match import Seating
 from infra.dice import DiceSource, SecretDice, seat_seeds
 from infra.jobs.runner import NextStep
 from infra.store.deadlines import seated_at
+from infra.store.game_tables import GameTableStore
 from infra.store.job_store import ORDER_CHUNK, JobStore, chunked
 from infra.store.plans import plan_of
+from infra.store.players import PlayerStore
 from infra.store.table_item import TableRecord, bye_table
 from infra.store.tournament_items import JobState, PlayerRecord, Status, TournamentRecord
+from infra.store.tournaments import TournamentStore
 
 ROSTER = "ROSTER"
 ORDER = "ORDER"
@@ -52,14 +55,20 @@ class StartJob:
 
     def __init__(
         self,
-        store: JobStore,
-        clock: Clock,
         *,
+        tournaments: TournamentStore,
+        players: PlayerStore,
+        tables: GameTableStore,
+        jobs: JobStore,
+        clock: Clock,
         seat_tables: int = SEAT_TABLES,
         roster_page: int = ROSTER_PAGE,
         dice: DiceSource | None = None,
     ) -> None:
-        self._store = store
+        self._tournaments = tournaments
+        self._players = players
+        self._tables = tables
+        self._jobs = jobs
         self._clock = clock
         self._dice = dice if dice is not None else SecretDice()  # each table's server seed
         self._seat_tables = seat_tables
@@ -73,7 +82,7 @@ class StartJob:
         return self._seat(tournament, state)
 
     def complete(self, tournament: TournamentRecord, state: JobState) -> bool:
-        return self._store.end_job(tournament.id, state, Status.RUNNING)
+        return self._jobs.end_job(tournament.id, state, Status.RUNNING)
 
     # --- phases ----------------------------------------------------------------------
 
@@ -83,12 +92,14 @@ class StartJob:
         chunk: int = cursor.get("chunk", 0)
         pages: list[list[str]] = []
         for _ in range(ROSTER_PAGES):
-            ids, after = self._store.player_ids(tournament.id, after, self._roster_page)
+            ids, after = self._players.player_ids(tournament.id, after, self._roster_page)
             pages.append(ids)
             if after is None:
                 break
-        self._store.put_id_chunks(tournament.id, ROSTER, chunk, pages, tournament.expires_at)
-        count = sum(self._store.registration_counts(tournament.id)) if state.step == 0 else None
+        self._jobs.put_id_chunks(tournament.id, ROSTER, chunk, pages, tournament.expires_at)
+        count = (
+            sum(self._tournaments.registration_counts(tournament.id)) if state.step == 0 else None
+        )
         listed = state.done + sum(len(page) for page in pages)
         if after is None:
             following = JobState(
@@ -106,14 +117,14 @@ class StartJob:
 
     def _order(self, tournament: TournamentRecord, state: JobState) -> NextStep:
         chunks = json.loads(state.cursor)["chunks"]
-        players = self._store.id_chunks(tournament.id, ROSTER, range(chunks))
+        players = self._jobs.id_chunks(tournament.id, ROSTER, range(chunks))
         if len(players) != tournament.player_count:
             raise InvalidBracket(
                 f"{tournament.player_count} players registered, {len(players)} found",
                 rule="rules §5.2 seeding",
             )
         order = seeded_order(players, tournament.seed)
-        self._store.put_id_chunks(
+        self._jobs.put_id_chunks(
             tournament.id, ORDER, 0, list(chunked(order, ORDER_CHUNK)), tournament.expires_at
         )
         return NextStep(JobState("start", state.step + 1, "seat", "", 0))
@@ -128,7 +139,7 @@ class StartJob:
         offsets = list(accumulate(plan.table_sizes(1), initial=0))
         begin_at, end_at = offsets[first], offsets[first + count]
         chunks = range(begin_at // ORDER_CHUNK, (end_at - 1) // ORDER_CHUNK + 1)
-        order = self._store.id_chunks(tournament.id, ORDER, chunks)
+        order = self._jobs.id_chunks(tournament.id, ORDER, chunks)
         skip = begin_at - chunks[0] * ORDER_CHUNK
         decisions = first_round_tables(plan, first, count, order[skip : skip + end_at - begin_at])
         self._place_players(tournament, decisions, begin_at)
@@ -148,7 +159,7 @@ class StartJob:
             )
         ]
         position = {player: first_position + index for index, player in enumerate(seated)}
-        players = {p.id: p for p in self._store.get_players(tournament.id, seated)}
+        players = {p.id: p for p in self._players.get_players(tournament.id, seated)}
         if len(players) != len(seated):
             missing = next(p for p in seated if p not in players)
             raise InvalidBracket(f"player {missing} is not registered", rule="rules §5.2 seeding")
@@ -163,11 +174,11 @@ class StartJob:
                 player.seed_position = position[player_id]
                 player.table, player.table_round = str(decision.table), 1
                 placed.append(player)
-        self._store.put_players(placed)
+        self._players.put_players(placed)
         refs = [str(d.table) for d in decisions]
-        stored = self._store.existing_tables(tournament.id, refs)
+        stored = self._tables.existing_tables(tournament.id, refs)
         now = self._clock()  # the first deadlines run from the seating
-        self._store.put_new_tables(
+        self._tables.put_new_tables(
             seated_at(_round_one_table(tournament, players, decision, self._dice), now)
             for decision in decisions
             if str(decision.table) not in stored

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from core.bracket import BracketPlan, InvalidBracket, TableRef
 from infra.errors import NotFound
 from infra.services.tournaments import TournamentService
-from infra.store.repository import Repository
+from infra.store.game_tables import GameTableStore
+from infra.store.players import PlayerStore
 from infra.store.table_item import TableRecord
 from infra.store.tournament_items import TournamentRecord
 
@@ -26,10 +27,15 @@ class BracketReader:
     """The reads of the bracket and projector pages."""
 
     def __init__(
-        self, tournaments: TournamentService, store: Repository, names_kept: int = NAMES_KEPT
+        self,
+        tournaments: TournamentService,
+        tables: GameTableStore,
+        players: PlayerStore,
+        names_kept: int = NAMES_KEPT,
     ) -> None:
         self._tournaments = tournaments
-        self._store = store
+        self._tables = tables
+        self._players = players
         self._names: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._names_kept = names_kept
 
@@ -70,7 +76,8 @@ class BracketReader:
             if wanted:
                 refs = [str(TableRef(round, index)) for index in range(wanted[0], wanted[-1] + 1)]
                 found = {
-                    TableRef.parse(t.ref).index: t for t in self._store.get_tables(tournament, refs)
+                    TableRef.parse(t.ref).index: t
+                    for t in self._tables.get_tables(tournament, refs)
                 }
             unfinished = {i for i in range(shown) if i not in found or not found[i].over}
             rounds.append(found)
@@ -88,7 +95,7 @@ class BracketReader:
                     self._keep(tournament, player, name)
         wanted = sorted(p for p in asked if (tournament, p) not in self._names)
         if wanted:
-            for registered in self._store.get_players(tournament, wanted):
+            for registered in self._players.get_players(tournament, wanted):
                 self._keep(tournament, registered.id, registered.name)
         return {p: self._names[tournament, p] for p in asked if (tournament, p) in self._names}
 

@@ -26,7 +26,9 @@ from infra.jobs import cancel as cancel_job
 from infra.services.tournaments import ORGANIZER, TournamentService
 from infra.services.turns import TurnService
 from infra.store.audit import Audited, AuditEntry, AuditStore
+from infra.store.game_tables import GameTableStore
 from infra.store.organizer_store import OrganizerStore
+from infra.store.players import PlayerStore
 from infra.store.registration import name_claim_key
 from infra.store.tournament_items import PlayerRecord, Status, TournamentRecord
 from infra.tokens import hash_token, new_token, plausible_id, shown
@@ -73,13 +75,18 @@ class OrganizerService:
 
     def __init__(
         self,
+        *,
         store: OrganizerStore,
+        players: PlayerStore,
+        tables: GameTableStore,
         tournaments: TournamentService,
         turns: TurnService,
         clock: Clock,
         audit: AuditStore,
     ) -> None:
         self._store = store
+        self._players = players
+        self._tables = tables
         self._audit = audit
         self._tournaments = tournaments
         self._turns = turns
@@ -199,7 +206,7 @@ class OrganizerService:
         """Remove (before the start) or disqualify (while running) a player; `reason`
         goes into the audit trail."""
         found = self._tournaments.authorize(tournament, token)
-        player = self._store.get_player(found.id, player_id) if plausible_id(player_id) else None
+        player = self._players.get_player(found.id, player_id) if plausible_id(player_id) else None
         if player is None:
             raise NotFound(f"tournament {found.id} has no player {shown(player_id)}", rule="player")
         if found.status in BEFORE_START:
@@ -217,7 +224,7 @@ class OrganizerService:
             raise WrongStatus(
                 f"player {player.id} is out of the tournament already", rule="disqualify"
             )
-        current = self._store.get_player(found.id, player.id) or player  # their latest table
+        current = self._players.get_player(found.id, player.id) or player  # their latest table
         at_table = self._forfeit_at_table(found.id, current)
         if at_table == "already" or (at_table == "between tables" and player.disqualified):
             raise WrongStatus(f"player {player.id} is disqualified already", rule="disqualify")
@@ -251,7 +258,7 @@ class OrganizerService:
         (marked before), or "between tables" (their table is over: the next one is
         seated with them disqualified, from their player item)."""
         for _ in range(_TABLE_RETRIES):
-            table = self._store.get_table(tournament, player.table) if player.table else None
+            table = self._tables.get_table(tournament, player.table) if player.table else None
             if table is None or table.over or table.bye or table.cancelled:
                 return "between tables"
             if player.id not in table.seating.seats:
@@ -284,7 +291,7 @@ class OrganizerService:
             count = plan.tables_in(number)
             refs = [str(TableRef(number, i)) for i in range(min(count, budget))]
             budget -= len(refs)
-            states = self._store.table_states(found.id, refs) if refs else []
+            states = self._tables.table_states(found.id, refs) if refs else []
             by_status = Counter(s.status for s in states)
             for s in states:
                 overdue = now - s.deadline
@@ -331,7 +338,7 @@ class OrganizerService:
         # entering[r - 1]: players who play round r (byes included); 0 after the final
         entering = [sum(plan.table_sizes(r)) for r in range(1, plan.rounds + 1)] + [0]
         out_in: dict[int, list[PlayerRecord]] = {}
-        for player in self._store.players(found.id):
+        for player in self._players.players(found.id):
             if player.exit is not None:
                 out_in.setdefault(player.exit.round, []).append(player)
         rows: list[LiveStanding] = []

@@ -40,10 +40,14 @@ from infra.errors import NotFound, WrongStatus
 from infra.jobs import finish as finish_job
 from infra.outbox.events import TableFinished
 from infra.store.deadlines import seated_at
+from infra.store.game_tables import GameTableStore
 from infra.store.job_store import JobStore
 from infra.store.plans import plan_of
+from infra.store.players import PlayerStore
+from infra.store.progress_store import ProgressStore
 from infra.store.table_item import TableRecord, bye_table
 from infra.store.tournament_items import PlayerExit, Status, TournamentRecord
+from infra.store.tournaments import TournamentStore
 
 
 class StartNotFinished(InvalidBracket):
@@ -55,11 +59,20 @@ class ProgressionService:
 
     def __init__(
         self,
-        store: JobStore,
+        *,
+        tournaments: TournamentStore,
+        players: PlayerStore,
+        tables: GameTableStore,
+        progress: ProgressStore,
+        jobs: JobStore,
         clock: Callable[[], float] = time.time,
         dice: DiceSource | None = None,
     ) -> None:
-        self._store = store
+        self._tournaments = tournaments
+        self._players = players
+        self._tables = tables
+        self._progress = progress
+        self._jobs = jobs
         self._clock = clock  # a seated table's first deadline runs from its seating
         self._dice = dice if dice is not None else SecretDice()  # each table's server seed
         # what progression reads of a tournament never changes once it runs
@@ -79,7 +92,7 @@ class ProgressionService:
             check_outcome(ref, finished.players, outcome)
             going_on = advancing(plan, ref, outcome)
             for leaving in exits(plan, ref, outcome):
-                self._store.record_exit(
+                self._players.record_exit(
                     tournament.id, leaving.player, _player_exit(plan, str(ref), leaving)
                 )
         self._report_to_round(tournament, plan, ref)
@@ -90,7 +103,7 @@ class ProgressionService:
         for route in routes:  # one table, or (rule 2) the next tables its advancers fill
             successor = route.table
             sent = going_on[route.first : route.first + route.seats]
-            arrived = self._store.add_arrival(
+            arrived = self._progress.add_arrival(
                 tournament.id, str(successor), route.slot, sent, tournament.expires_at
             )
             feeders = len(plan.feeders(successor))
@@ -105,7 +118,7 @@ class ProgressionService:
         cached = self._running.get(tournament_id)
         if cached is not None:
             return cached
-        tournament = self._store.get_tournament(tournament_id)
+        tournament = self._tournaments.get_tournament(tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament {tournament_id}", rule="tournament")
         if tournament.status in (Status.FINISHED, Status.CANCELLED):
@@ -123,7 +136,7 @@ class ProgressionService:
     ) -> None:
         tables = plan.tables_in(ref.round)
         for step in completion_path(tables, ref.index):
-            complete = self._store.report_finished(
+            complete = self._progress.report_finished(
                 tournament.id, ref.round, tables, step, tournament.expires_at
             )
             if not complete:
@@ -139,7 +152,7 @@ class ProgressionService:
             # a lone player has one feeder, the table that just finished: its event
             # names them (an event from before names were carries none: the id stands in)
             names = dict(zip(finished.players, finished.names, strict=False))
-            self._store.seat_table(
+            self._tables.seat_table(
                 bye_table(
                     tournament.id,
                     str(decision.table),
@@ -149,12 +162,12 @@ class ProgressionService:
                     name=names.get(decision.player, decision.player),
                 )
             )
-            self._store.move_player(
+            self._players.move_player(
                 tournament.id, decision.player, str(decision.table), decision.table.round
             )
             return
         ref = str(decision.table)
-        players = {p.id: p for p in self._store.get_players(tournament.id, decision.players)}
+        players = {p.id: p for p in self._players.get_players(tournament.id, decision.players)}
         table = TableRecord(
             tournament=tournament.id,
             ref=ref,
@@ -171,28 +184,28 @@ class ProgressionService:
             # disqualified while waiting for this table: they forfeit at their first turn
             disqualified=tuple(p for p in decision.players if players[p].disqualified),
         )
-        if self._store.seat_table(seated_at(_forfeits_owed(table), self._clock())):
+        if self._tables.seat_table(seated_at(_forfeits_owed(table), self._clock())):
             self._stop_if_cancelled(tournament.id, ref)
         for player in decision.players:
-            self._store.move_player(tournament.id, player, ref, decision.table.round)
+            self._players.move_player(tournament.id, player, ref, decision.table.round)
 
     def _stop_if_cancelled(self, tournament: str, ref: str) -> None:
         """A table seated while its tournament was being cancelled is stopped here: the
         cancellation flips the status before it stops the tables it finds, and this reads
         the status after the seating, so one of the two stops every table."""
-        found = self._store.get_tournament(tournament)
+        found = self._tournaments.get_tournament(tournament)
         if found is not None and found.status == Status.CANCELLED:
             self._running.pop(tournament, None)
-            self._store.cancel_table(tournament, ref)
+            self._tables.cancel_table(tournament, ref)
 
     def _finish(self, tournament: TournamentRecord) -> None:
         """After the final: begin the finish job, which writes the standings a page at a
         time and then marks the tournament finished (`infra.jobs.finish`). A repeated
         final finds the job begun or done, and that is enough."""
         try:
-            self._store.begin_job(tournament.id, Status.RUNNING, finish_job.begin())
+            self._jobs.begin_job(tournament.id, Status.RUNNING, finish_job.begin())
         except WrongStatus:
-            current = self._store.get_tournament(tournament.id)
+            current = self._tournaments.get_tournament(tournament.id)
             if current is not None and current.status == Status.STARTING:
                 # a start interrupted before `running` must be resumed first; until then
                 # the event goes back to the queue and comes again

@@ -28,55 +28,25 @@ stuck one along with `JobRunner.run_to_end`.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core.bracket import BracketPlan, Route, TableRef
-from infra.dice import DiceSource
 from infra.errors import NotFound
 from infra.outbox.publisher import table_finished_event
 from infra.services.progression import ProgressionService
-from infra.services.tournaments import Clock
-from infra.store.job_store import JobStore
+from infra.store.game_tables import GameTableStore
 from infra.store.plans import plan_of
-from infra.store.progress_store import ARRIVALS
-from infra.store.table_item import TableRecord, table_key
-from infra.store.tournament_items import PLAYER_PREFIX, Status, TournamentRecord, tournament_pk
+from infra.store.players import PlayerStore
+from infra.store.progress_store import ProgressStore
+from infra.store.table_item import TableRecord
+from infra.store.tournament_items import Status, TournamentRecord
+from infra.store.tournaments import TournamentStore
 
 PAGE_TABLES = 100  # one BatchGetItem of tables
 MAX_REPAIRS = 10  # replays a page makes at most
 MARGIN_SECONDS = 3.0  # no replay starts with less time than this left
-
-
-class ReconcileStore(JobStore):
-    """The repository plus the two reads only reconcile makes."""
-
-    def arrivals(self, tournament: str, refs: Sequence[str]) -> dict[str, dict[int, list[str]]]:
-        """The filled feeder slots of each table in `refs` (tables with none left out)."""
-        keys = [{"pk": table_key(tournament, ref)["pk"], "sk": {"S": ARRIVALS}} for ref in refs]
-        found: dict[str, dict[int, list[str]]] = {}
-        for item in self._batch_get_keys(keys):
-            ref = item["pk"]["S"].rsplit("#", 1)[1]
-            found[ref] = {  # the slots as `ProgressStore.add_arrival` writes them
-                int(name[1:]): value["S"].split(" ")
-                for name, value in item.items()
-                if name.startswith("s") and name[1:].isdigit()
-            }
-        return found
-
-    def player_rounds(self, tournament: str, players: Sequence[str]) -> dict[str, int]:
-        """The round of the table each of `players` is pointed at."""
-        keys = [
-            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + p}}
-            for p in players
-        ]
-        extra = {"ProjectionExpression": "id, table_round"}
-        return {
-            item["id"]["S"]: int(item.get("table_round", {"N": "0"})["N"])
-            for item in self._batch_get_keys(keys, extra)
-        }
 
 
 @dataclass
@@ -100,16 +70,20 @@ class Reconciler:
 
     def __init__(
         self,
-        store: ReconcileStore,
-        clock: Clock = time.time,
         *,
+        tournaments: TournamentStore,
+        players: PlayerStore,
+        tables: GameTableStore,
+        progress: ProgressStore,
+        progression: Callable[[], ProgressionService],
         max_repairs: int = MAX_REPAIRS,
-        dice: DiceSource | None = None,
     ) -> None:
-        self._store = store
-        self._clock = clock
+        self._tournaments = tournaments
+        self._players = players
+        self._tables = tables
+        self._progress = progress
+        self._progression = progression  # a fresh service for each page (it replays there)
         self._max_repairs = max_repairs
-        self._dice = dice  # the server seeds of the tables it seats (None: secret ones)
 
     def reconcile_page(
         self,
@@ -120,7 +94,7 @@ class Reconciler:
     ) -> tuple[ReconcileReport, str | None]:
         """Check up to `budget` tables from `cursor` (a table's ref; None: the first) and
         repair what is missing; the report and the cursor of the next page (None: done)."""
-        record = self._store.get_tournament(tournament)
+        record = self._tournaments.get_tournament(tournament)
         if record is None:
             raise NotFound(f"no tournament {tournament}", rule="tournament")
         report = ReconcileReport(tournament, record.status)
@@ -133,8 +107,8 @@ class Reconciler:
         start = plan.check(TableRef.parse(cursor)) if cursor else TableRef(1, 0)
         page = _page(plan, start, max(1, budget))
         # a fresh service: its cache of running tournaments must not outlive the page
-        progression = ProgressionService(self._store, self._clock, self._dice)
-        seen = _Seen.read(self._store, record, plan, page)
+        progression = self._progression()
+        seen = self._seen(record, plan, page)
         for ref in page:
             if len(report.repaired) >= self._max_repairs or time_left() < MARGIN_SECONDS:
                 return report, str(ref)  # the rest waits for the next page
@@ -151,6 +125,35 @@ class Reconciler:
                 seen.repaired.update(str(route.table) for route in plan.routes(ref))
         following = _after(plan, page[-1])
         return report, None if following is None else str(following)
+
+    def _seen(self, record: TournamentRecord, plan: BracketPlan, page: Sequence[TableRef]) -> _Seen:
+        """What progression left of the tables of `page` and the tables they feed."""
+        tables = {t.ref: t for t in self._tables.get_tables(record.id, [str(ref) for ref in page])}
+        successors = sorted(
+            {
+                route.table
+                for ref in page
+                if (table := tables.get(str(ref))) is not None and (table.over or table.bye)
+                for route in plan.routes(ref)
+            }
+        )
+        names = [str(s) for s in successors]
+        arrivals = self._progress.arrivals(record.id, names) if names else {}
+        complete = [s for s in successors if len(arrivals.get(str(s), {})) == len(plan.feeders(s))]
+        seated = (
+            self._tables.existing_tables(record.id, [str(s) for s in complete])
+            if complete
+            else set()
+        )
+        players = {  # one player may be in two successors: a bye's and the next
+            player: None
+            for s in complete
+            if str(s) in seated
+            for slot in arrivals[str(s)].values()
+            for player in slot
+        }
+        rounds = self._players.player_rounds(record.id, list(players)) if players else {}
+        return _Seen(tables, arrivals, seated, rounds)
 
     def _missing(
         self, record: TournamentRecord, plan: BracketPlan, ref: TableRef, seen: _Seen
@@ -188,37 +191,6 @@ class _Seen:
     seated: set[str]
     rounds: dict[str, int]
     repaired: set[str] = field(default_factory=set)  # successors repaired on this page
-
-    @classmethod
-    def read(
-        cls,
-        store: ReconcileStore,
-        record: TournamentRecord,
-        plan: BracketPlan,
-        page: Sequence[TableRef],
-    ) -> _Seen:
-        tables = {t.ref: t for t in store.get_tables(record.id, [str(ref) for ref in page])}
-        successors = sorted(
-            {
-                route.table
-                for ref in page
-                if (table := tables.get(str(ref))) is not None and (table.over or table.bye)
-                for route in plan.routes(ref)
-            }
-        )
-        names = [str(s) for s in successors]
-        arrivals = store.arrivals(record.id, names) if names else {}
-        complete = [s for s in successors if len(arrivals.get(str(s), {})) == len(plan.feeders(s))]
-        seated = store.existing_tables(record.id, [str(s) for s in complete]) if complete else set()
-        players = {  # one player may be in two successors: a bye's and the next
-            player: None
-            for s in complete
-            if str(s) in seated
-            for slot in arrivals[str(s)].values()
-            for player in slot
-        }
-        rounds = store.player_rounds(record.id, list(players)) if players else {}
-        return cls(tables, arrivals, seated, rounds)
 
 
 def _page(plan: BracketPlan, start: TableRef, budget: int) -> list[TableRef]:

@@ -13,6 +13,8 @@ from core.bracket import InvalidBracket, TableRef
 from infra.errors import NotFound, Unauthorized
 from infra.services.tournaments import Clock
 from infra.store.connections import CONNECTION_SECONDS, Connection, ConnectionStore
+from infra.store.players import PlayerStore
+from infra.store.tournaments import TournamentStore
 from infra.tokens import MAX_ID_LENGTH, plausible_id, shown, token_matches, token_owner
 
 
@@ -33,8 +35,16 @@ class ConnectRequest:
 class SocketService:
     """Checks and records connections (the socket function's whole work)."""
 
-    def __init__(self, store: ConnectionStore, clock: Clock) -> None:
-        self._store = store
+    def __init__(
+        self,
+        connections: ConnectionStore,
+        tournaments: TournamentStore,
+        players: PlayerStore,
+        clock: Clock,
+    ) -> None:
+        self._connections = connections
+        self._tournaments = tournaments
+        self._players = players
         self._clock = clock
 
     def connect(self, connection_id: str, request: ConnectRequest) -> Connection:
@@ -52,7 +62,7 @@ class SocketService:
         if request.token:
             player = self._player_of(request.tournament, request.token)
         elif not plausible_id(request.tournament) or (
-            self._store.get_tournament(request.tournament) is None
+            self._tournaments.get_tournament(request.tournament) is None
         ):
             raise NotFound(f"no tournament {shown(request.tournament)}", rule="tournament")
         now = int(self._clock())
@@ -64,22 +74,22 @@ class SocketService:
             connected_at=now,
             expires_at=now + CONNECTION_SECONDS,
         )
-        self._store.add(connection)
+        self._connections.add(connection)
         return connection
 
     def disconnect(self, connection_id: str) -> None:
         """Forget the connection (again, if it was forgotten already)."""
-        self._store.remove(connection_id)
+        self._connections.remove(connection_id)
 
     def _player_of(self, tournament: str, token: str) -> str:
         owner = token_owner(token)
         found = (
-            self._store.get_player(tournament, owner)
+            self._players.get_player(tournament, owner)
             if owner and plausible_id(tournament)
             else None
         )
         if found is None or not token_matches(token, found.token_hash):
-            if plausible_id(tournament) and self._store.get_tournament(tournament) is None:
+            if plausible_id(tournament) and self._tournaments.get_tournament(tournament) is None:
                 raise NotFound(f"no tournament {shown(tournament)}", rule="tournament")
             raise Unauthorized("the player token does not match", rule="token")
         return found.id

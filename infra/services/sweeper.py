@@ -27,64 +27,15 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from infra.services.turns import TurnService
-from infra.store.deadlines import GRACE_SECONDS, INDEX, SHARDS
-from infra.store.repository import Repository
-from infra.store.table_item import TableRecord, table_key, table_of
+from infra.store.deadlines import GRACE_SECONDS, SHARDS, DeadlineStore
+from infra.store.game_tables import GameTableStore
 
-PAGE_SIZE = 100  # index keys per Query
 MAX_VISITS = 10_000  # tables per run, whatever time is left
 MARGIN_SECONDS = 10.0  # stop when the function has less than this left
 # and in any case before a step that would end past 30% of the time the run started with
 # (judged by the longest step so far): a run ends within a third of its Timeout even
 # when DynamoDB is slow, as every function's invocation should
 RUN_SHARE = 0.3
-
-
-class DeadlineStore(Repository):
-    """The repository plus the deadline index's query and the sweeper's two writes."""
-
-    def overdue(
-        self, shard: str, cutoff: int, start: dict[str, Any] | None = None
-    ) -> tuple[list[tuple[str, str, int]], dict[str, Any] | None]:
-        """One page of the shard's tables with `due_at <= cutoff`, as (tournament, ref,
-        due_at), and where the next page starts (None: none)."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "IndexName": INDEX,
-            "KeyConditionExpression": "due_shard = :shard AND due_at <= :cutoff",
-            "ExpressionAttributeValues": {":shard": {"S": shard}, ":cutoff": {"N": str(cutoff)}},
-            "Limit": PAGE_SIZE,
-        }
-        if start is not None:
-            request["ExclusiveStartKey"] = start
-        page = self._call(self._client.query, **request)
-        found = [(*table_of(item["pk"]["S"]), int(item["due_at"]["N"])) for item in page["Items"]]
-        return found, page.get("LastEvaluatedKey")
-
-    def move_due(self, table: TableRecord, due_at: int) -> bool:
-        """Set the table's `due_at`, if it is still at the version read; False if not."""
-        return self._write_if(
-            self._client.update_item,
-            TableName=self._table,
-            Key=table_key(table.tournament, table.ref),
-            UpdateExpression="SET due_at = :due",
-            ConditionExpression="version = :version",
-            ExpressionAttributeValues={
-                ":due": {"N": str(due_at)},
-                ":version": {"N": str(table.version)},
-            },
-        )
-
-    def leave_index(self, table: TableRecord) -> bool:
-        """Take a finished table out of the index (REMOVE its keys); False if it moved."""
-        return self._write_if(
-            self._client.update_item,
-            TableName=self._table,
-            Key=table_key(table.tournament, table.ref),
-            UpdateExpression="REMOVE due_shard, due_at",
-            ConditionExpression="version = :version",
-            ExpressionAttributeValues={":version": {"N": str(table.version)}},
-        )
 
 
 @dataclass
@@ -108,14 +59,16 @@ class DeadlineSweeper:
 
     def __init__(
         self,
-        store: DeadlineStore,
+        deadlines: DeadlineStore,
+        tables: GameTableStore,
         turns: TurnService,
         clock: Callable[[], float],
         *,
         grace: int = GRACE_SECONDS,
         max_visits: int = MAX_VISITS,
     ) -> None:
-        self._store = store
+        self._deadlines = deadlines
+        self._tables = tables
         self._turns = turns
         self._clock = clock
         self._grace = grace
@@ -150,7 +103,7 @@ class DeadlineSweeper:
                     report.complete = False
                     return
                 with budget.step():
-                    found, following = self._store.overdue(shard, cutoff, start)
+                    found, following = self._deadlines.overdue(shard, cutoff, start)
                 yield from found
                 if following is None:
                     del cursors[shard]
@@ -160,11 +113,11 @@ class DeadlineSweeper:
     def _visit(
         self, tournament: str, ref: str, due_at: int, now: float, report: SweepReport
     ) -> None:
-        table = self._store.get_table(tournament, ref)
+        table = self._tables.get_table(tournament, ref)
         if table is None:  # deleted (TTL) since the index was read
             report.unchanged += 1
         elif table.over or table.bye or table.cancelled:
-            changed = self._store.leave_index(table)
+            changed = self._deadlines.leave_index(table)
             report.left_index += changed
             report.unchanged += not changed
         elif (table.deadline or due_at) + self._grace <= now:
@@ -172,7 +125,7 @@ class DeadlineSweeper:
             report.timed_out += applied
             report.unchanged += not applied
         else:
-            changed = self._store.move_due(table, table.deadline)
+            changed = self._deadlines.move_due(table, table.deadline)
             report.moved_on += changed
             report.unchanged += not changed
 

@@ -30,11 +30,15 @@ from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized,
 from infra.jobs import start as start_job
 from infra.services.join_codes import check_join_code, join_code_hash
 from infra.store.audit import Audited
+from infra.store.game_tables import GameTableStore
 from infra.store.job_store import JobStore, chunked
 from infra.store.plans import plan_of
 from infra.store.player_seeds import replace_player_seed
+from infra.store.players import PlayerStore
+from infra.store.progress_store import ProgressStore
 from infra.store.table_item import TableRecord
 from infra.store.tournament_items import PlayerRecord, Status, TournamentRecord
+from infra.store.tournaments import TournamentStore
 from infra.tokens import (
     hash_token,
     new_id,
@@ -58,12 +62,21 @@ class TournamentService:
 
     def __init__(
         self,
-        repository: JobStore,
+        *,
+        tournaments: TournamentStore,
+        players: PlayerStore,
+        tables: GameTableStore,
+        progress: ProgressStore,
+        jobs: JobStore,
         clock: Clock,
         retention_seconds: int,
         tournament_ids: Callable[[str], str] = new_id,
     ) -> None:
-        self._repository = repository
+        self._tournaments = tournaments
+        self._players = players
+        self._tables = tables
+        self._progress = progress
+        self._jobs = jobs
         self._clock = clock
         self._retention = retention_seconds
         self._tournament_ids = tournament_ids  # `new_id`; a seeded sequence in test stacks
@@ -113,7 +126,7 @@ class TournamentService:
         )
         detail = {"name": tournament.name, "game": tournament.game}
         entry = None if audit is None else audit(tournament, detail).entry
-        self._repository.create_tournament(tournament, entry)
+        self._tournaments.create_tournament(tournament, entry)
         return tournament, token
 
     def get(self, tournament: str) -> TournamentRecord:
@@ -123,13 +136,13 @@ class TournamentService:
         if found.status in (Status.DRAFT, Status.OPEN, Status.CLOSED) or (
             found.job is not None and found.job.name == "start" and found.job.phase == "roster"
         ):
-            found.player_count = sum(self._repository.registration_counts(tournament))
+            found.player_count = sum(self._tournaments.registration_counts(tournament))
         return found
 
     def _read(self, tournament: str) -> TournamentRecord:
         """The tournament item as stored, or `NotFound`: for callers that need no player
         count, so that a player polling `/me` before the start reads no shard."""
-        found = self._repository.get_tournament(tournament) if plausible_id(tournament) else None
+        found = self._tournaments.get_tournament(tournament) if plausible_id(tournament) else None
         if found is None:
             raise NotFound(f"no tournament {shown(tournament)}", rule="tournament")
         return found
@@ -142,7 +155,7 @@ class TournamentService:
         found = self._read(tournament)
         self._authorize_organizer(found, token)
         if open:
-            self._repository.change_status(
+            self._tournaments.change_status(
                 tournament,
                 [Status.DRAFT, Status.CLOSED],
                 Status.OPEN,
@@ -150,7 +163,7 @@ class TournamentService:
                 audit=audit and audit(found, {}),
             )
         else:
-            self._repository.change_status(
+            self._tournaments.change_status(
                 tournament,
                 [Status.OPEN],
                 Status.CLOSED,
@@ -185,7 +198,7 @@ class TournamentService:
             expires_at=now + self._retention,
             player_seed=seed,
         )
-        self._repository.add_player(player)
+        self._players.add_player(player)
         return player, token
 
     def _join_code_hash(self, tournament: str) -> str:
@@ -194,7 +207,7 @@ class TournamentService:
         known = self._join_codes.get(tournament)
         if known is None:
             found = (
-                self._repository.get_tournament(tournament) if plausible_id(tournament) else None
+                self._tournaments.get_tournament(tournament) if plausible_id(tournament) else None
             )
             if found is None:
                 return ""  # registering then fails as for any unknown tournament
@@ -211,7 +224,7 @@ class TournamentService:
         player = self._authenticate_player(found, token)
         if found.status == Status.FINISHED:
             raise WrongStatus("the tournament is finished", rule="player seed")
-        table = replace_player_seed(self._repository, player, seed)
+        table = replace_player_seed(self._players, self._tables, player, seed)
         return {"tournament": tournament, "player": player.id, "seed": seed, "table": table}
 
     def start(
@@ -241,13 +254,13 @@ class TournamentService:
             return found
         if found.status not in (Status.OPEN, Status.CLOSED):
             raise WrongStatus(f"the tournament is already {found.status}", rule="start")
-        counts = self._repository.registration_counts(tournament)
+        counts = self._tournaments.registration_counts(tournament)
         _check_enough(sum(counts))
         allowed = [Status.OPEN, Status.CLOSED]
         if order is None:
             # registration closes with the status; the start job counts the shards after
             # that, when no registration can count any more
-            self._repository.change_status(
+            self._tournaments.change_status(
                 tournament,
                 allowed,
                 Status.STARTING,
@@ -264,11 +277,11 @@ class TournamentService:
                 rule="registration",
             )
         _check_order(order, registered)
-        self._repository.put_id_chunks(
+        self._jobs.put_id_chunks(
             tournament, start_job.ORDER, 0, list(chunked(order)), found.expires_at
         )
         # the order names every player counted: the close fails if anyone registered since
-        self._repository.change_status(
+        self._tournaments.change_status(
             tournament,
             allowed,
             Status.STARTING,
@@ -296,7 +309,7 @@ class TournamentService:
             "table": table,
             "eliminated": player.exit is not None and player.exit.eliminated,
             "place": (
-                self._repository.place_of(tournament, player.seed_position) if finished else None
+                self._progress.place_of(tournament, player.seed_position) if finished else None
             ),
         }
 
@@ -310,7 +323,7 @@ class TournamentService:
                 f"the standings are known once the final is over; the tournament is {found.status}",
                 rule="rules §5.9 standings",
             )
-        rows = self._repository.standings_page(tournament, offset, limit)
+        rows = self._progress.standings_page(tournament, offset, limit)
         following = offset + limit if offset + limit < found.player_count else None
         return rows, following
 
@@ -332,7 +345,7 @@ class TournamentService:
         count = plan.tables_in(round)
         refs = [str(TableRef(round, index)) for index in range(offset, min(offset + limit, count))]
         following = offset + limit if offset + limit < count else None
-        return self._repository.get_tables(tournament, refs), following
+        return self._tables.get_tables(tournament, refs), following
 
     def authorize(self, tournament: str, token: str) -> TournamentRecord:
         """The tournament, if `token` is its organizer's; else `Unauthorized` (or
@@ -347,7 +360,7 @@ class TournamentService:
         if token_matches(token, tournament.organizer_hash):
             return
         if token_owner(token) not in ("", ORGANIZER):
-            player = self._repository.get_player(tournament.id, token_owner(token))
+            player = self._players.get_player(tournament.id, token_owner(token))
             if player is not None and token_matches(token, player.token_hash):
                 raise Forbidden("only the organizer may do this", rule="organizer token")
         raise Unauthorized("the organizer token does not match", rule="Authorization")
@@ -356,14 +369,14 @@ class TournamentService:
         ids: list[str] = []
         after: dict[str, Any] | None = None
         while True:
-            page, after = self._repository.player_ids(tournament, after, start_job.ROSTER_PAGE)
+            page, after = self._players.player_ids(tournament, after, start_job.ROSTER_PAGE)
             ids.extend(page)
             if after is None:
                 return ids
 
     def _authenticate_player(self, tournament: TournamentRecord, token: str) -> PlayerRecord:
         player_id = token_owner(token)
-        player = self._repository.get_player(tournament.id, player_id) if player_id else None
+        player = self._players.get_player(tournament.id, player_id) if player_id else None
         if player is None or not token_matches(token, player.token_hash):
             raise Unauthorized("the player token does not match", rule="Authorization")
         return player

@@ -45,7 +45,8 @@ from infra.errors import (
     WrongStatus,
 )
 from infra.store.deadlines import deadline_after
-from infra.store.repository import Repository
+from infra.store.game_tables import GameTableStore
+from infra.store.players import PlayerStore
 from infra.store.table_item import TableRecord
 from infra.tokens import plausible_id, shown, token_matches, token_owner
 
@@ -61,9 +62,14 @@ class TurnService:
     """Table reads and actions for players and spectators."""
 
     def __init__(
-        self, repository: Repository, dice: DiceSource, clock: Callable[[], float] = time.time
+        self,
+        tables: GameTableStore,
+        players: PlayerStore,
+        dice: DiceSource,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self._repository = repository
+        self._tables = tables
+        self._players = players
         self._dice = dice
         self._clock = clock  # each turn's deadline runs from the write that began it
         # (tournament, table, version) -> state: a warm function skips the replay
@@ -119,7 +125,7 @@ class TurnService:
         ends the turn) finds another turn and does nothing. Returns whether a timeout
         was applied.
         """
-        table = self._repository.get_table(tournament, ref)
+        table = self._tables.get_table(tournament, ref)
         if table is None or table.over or table.version < version:
             return False
         played = turns(table.seating, table.moves)
@@ -167,7 +173,7 @@ class TurnService:
         game = get_game(table.seating.game)
         state = self._state(table)
         if game.to_act(state) != player:
-            self._repository.mark_disqualified(marked, table)
+            self._tables.mark_disqualified(marked, table)
             return marked
         played, _, _ = self._play(
             marked, game=game, state=state, player=player, action=Forfeit(),
@@ -231,7 +237,7 @@ class TurnService:
 
     def _load(self, tournament: str, ref: str) -> TableRecord:
         plausible = plausible_id(tournament) and plausible_id(ref)
-        table = self._repository.get_table(tournament, ref) if plausible else None
+        table = self._tables.get_table(tournament, ref) if plausible else None
         if table is None:
             raise NotFound(
                 f"tournament {shown(tournament)} has no table {shown(ref)}", rule="table"
@@ -252,7 +258,7 @@ class TurnService:
             if token_matches(token, table.token_hashes[seat]):
                 return seat
             raise Unauthorized("the player token does not match", rule="Authorization")
-        registered = self._repository.get_player(table.tournament, player) if player else None
+        registered = self._players.get_player(table.tournament, player) if player else None
         if registered is not None and token_matches(token, registered.token_hash):
             raise Forbidden(
                 f"player {player} does not sit at table {table.ref}", rule="Authorization"
@@ -300,7 +306,7 @@ class TurnService:
             # (infra.store.deadlines); the sweeper's timeout moves it along (out, once over)
             due_at=deadline if move_due else table.due_at,
         )
-        self._repository.save_table(
+        self._tables.save_table(
             played, loaded_version=table.version, loaded=condition_from or table
         )
         self._remember(played, state)

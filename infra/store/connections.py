@@ -24,8 +24,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from infra.errors import Throttled
-from infra.store.repository import Repository
-from infra.store.table import code_of
+from infra.store.table import TableStore, code_of
 
 CONNECTION_SECONDS = 2 * 3600  # API Gateway's longest WebSocket connection
 MAX_TABLE_WATCHERS = 1_000  # each gets a post per action: more would slow every turn
@@ -88,7 +87,7 @@ def _watcher_key(tournament: str, connection: str) -> dict[str, Any]:
     return {"pk": {"S": tournament_watchers(tournament)}, "sk": {"S": f"C#{connection}"}}
 
 
-class ConnectionStore(Repository):
+class ConnectionStore(TableStore):
     """Connections and the sets that list them, in the single table."""
 
     def add(self, connection: Connection) -> None:

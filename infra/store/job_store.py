@@ -1,5 +1,7 @@
 """The items of the lifecycle jobs (`infra.jobs.runner`): their state on the tournament item,
-and lists of player ids kept in chunks (docs/data-model.md).
+and lists of player ids kept in chunks (docs/data-model.md). The players' exits and the
+tables in play, which the jobs read too, are read through `infra.store.players` and
+`infra.store.game_tables`.
 
 - the job's state (`job`, `job_step`, `job_phase`, `job_cursor`, `job_done`) lives on
   the tournament item; a step is done when its write moves `job_step` on, conditional on
@@ -9,8 +11,6 @@ and lists of player ids kept in chunks (docs/data-model.md).
 - `T#<t>#ORDER` / `C#<n>`: the seeded (or the organizer's) order, `ORDER_CHUNK` ids a
   chunk, so seating a page of round 1 reads only the chunks that hold its seats, and
   the finish job goes through the players in seeding order the same way;
-- the players' exits, a query page or a BatchGetItem at a time, for the finish job;
-- the tables in play, a BatchGetItem at a time, for the cancel job.
 """
 
 from __future__ import annotations
@@ -18,18 +18,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from core.bracket import Exit
 from infra.errors import WrongStatus
-from infra.store.progress_store import ProgressStore
-from infra.store.tournament_items import META, PLAYER_PREFIX, JobState, tournament_pk
+from infra.store.table import TableStore
+from infra.store.tournament_items import META, JobState, tournament_pk
 
 ORDER_CHUNK = 10_000  # about 130 KB of ids: well under DynamoDB's 400 KB an item
 _JOB_ATTRIBUTES = ("job", "job_step", "job_phase", "job_cursor", "job_done")
-_EXIT_PROJECTION = "id, seed_position, exit_round, exit_place, exit_measure, exit_forfeited"
 
 
-class JobStore(ProgressStore):
-    """The progression's store plus what the lifecycle jobs keep."""
+class JobStore(TableStore):
+    """What the lifecycle jobs keep: their state on the tournament item, lists of ids."""
 
     # --- the job's state ---------------------------------------------------------------
 
@@ -104,62 +102,6 @@ class JobStore(ProgressStore):
                 rule="jobs",
             )
 
-    # --- the tables in play (for the cancel job) -----------------------------------------
-
-    def table_statuses(self, tournament: str, refs: Sequence[str]) -> dict[str, str]:
-        """The status of each of `refs` that is seated (`playing`, `over`, `bye` or
-        `cancelled`)."""
-        extra = {
-            "ProjectionExpression": "#ref, #status",
-            "ExpressionAttributeNames": {"#ref": "ref", "#status": "status"},
-        }
-        return {
-            item["ref"]["S"]: item["status"]["S"]
-            for item in self._batch_get(tournament, refs, extra)
-        }
-
-    # --- the players' exits (for the finish job) -----------------------------------------
-
-    def exits_page(
-        self, tournament: str, after: dict[str, Any] | None, limit: int
-    ) -> tuple[list[tuple[str, Exit | None]], dict[str, Any] | None]:
-        """A query page of players' exits (None: not exited) and where the next page
-        starts (None: done)."""
-        kwargs = self._players_query(
-            tournament, projection=_EXIT_PROJECTION, after=after, limit=limit
-        )
-        page = self._call(self._client.query, **kwargs)
-        return [_exit_of(item) for item in page["Items"]], page.get("LastEvaluatedKey")
-
-    def exits_of(self, tournament: str, players: Sequence[str]) -> dict[str, tuple[int, Exit, str]]:
-        """The seeding position, exit and display name of each of `players` who has
-        both a position and an exit."""
-        keys = [
-            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + p}}
-            for p in players
-        ]
-        found: dict[str, tuple[int, Exit, str]] = {}
-        projection = {
-            "ProjectionExpression": f"{_EXIT_PROJECTION}, #name",
-            "ExpressionAttributeNames": {"#name": "name"},  # a reserved word
-        }
-        for item in self._batch_get_keys(keys, projection):
-            player, exit = _exit_of(item)
-            if exit is not None and "seed_position" in item:
-                name = item.get("name", {}).get("S") or player
-                found[player] = (int(item["seed_position"]["N"]), exit, name)
-        return found
-
-    # --- lists of player ids -------------------------------------------------------------
-
-    def player_ids(
-        self, tournament: str, after: dict[str, Any] | None, limit: int
-    ) -> tuple[list[str], dict[str, Any] | None]:
-        """A page of registered players' ids and where the next page starts (None: done)."""
-        kwargs = self._players_query(tournament, projection="id", after=after, limit=limit)
-        page = self._call(self._client.query, **kwargs)
-        return [item["id"]["S"] for item in page["Items"]], page.get("LastEvaluatedKey")
-
     def put_id_chunks(
         self,
         tournament: str,
@@ -196,19 +138,6 @@ def chunked(ids: Sequence[str], size: int = ORDER_CHUNK) -> Iterator[Sequence[st
     """`ids` cut into chunks of `size`."""
     for start in range(0, len(ids), size):
         yield ids[start : start + size]
-
-
-def _exit_of(item: dict[str, Any]) -> tuple[str, Exit | None]:
-    player = item["id"]["S"]
-    if "exit_round" not in item:
-        return player, None
-    return player, Exit(
-        player,
-        int(item["exit_round"]["N"]),
-        int(item["exit_place"]["N"]),
-        int(item["exit_measure"]["N"]),
-        item.get("exit_forfeited", {"BOOL": False})["BOOL"],
-    )
 
 
 def _meta(tournament: str) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The organizer's writes and reads in the single table: the token's rotation, the
-cancellation, a player's removal or disqualification, and the projected
-table reads of the live status. Every state change is one conditional write or one
+cancellation, a player's removal or disqualification, and the public list of
+tournaments. Every state change is one conditional write or one
 transaction together with its audit entry (`infra.store.audit`), so nothing is ever
 half done.
 """
@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from infra.errors import NotFound, WrongStatus
 from infra.store.audit import AuditEntry, audit_put
-from infra.store.job_store import JobStore
 from infra.store.registration import SHARDS, shard_key
+from infra.store.table import TableStore
 from infra.store.tournament_items import (
     META,
     PLAYER_PREFIX,
@@ -28,25 +27,14 @@ from infra.store.tournament_items import (
 
 LIST_CURSOR = re.compile(r"^C#[0-9]{10}#[a-z0-9-]{1,40}$")
 LIST_MONTHS = 13  # the public list looks back this many months of creation at most
-_TABLE_PROJECTION = "#ref, #status, deadline, version"
-
-
-@dataclass(frozen=True, slots=True)
-class TableState:
-    """What the live status needs of a table: projected, a few bytes a table."""
-
-    ref: str
-    status: str  # playing, over, bye, cancelled
-    deadline: int
-    version: int
 
 
 def _meta_key(tournament: str) -> dict[str, Any]:
     return {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": META}}
 
 
-class OrganizerStore(JobStore):
-    """The repository, plus what only the organizer's routes write and read."""
+class OrganizerStore(TableStore):
+    """What only the organizer's routes write and read."""
 
     def recent_tournaments(
         self, before: str | None, limit: int, now: float
@@ -237,22 +225,6 @@ class OrganizerStore(JobStore):
             ConditionExpression="attribute_exists(pk) AND attribute_not_exists(exit_round)",
             ExpressionAttributeValues={":true": {"BOOL": True}},
         )
-
-    def table_states(self, tournament: str, refs: Sequence[str]) -> list[TableState]:
-        """The seated tables among `refs`, projected to what the live status needs."""
-        extra = {
-            "ProjectionExpression": _TABLE_PROJECTION,
-            "ExpressionAttributeNames": {"#ref": "ref", "#status": "status"},
-        }
-        return [
-            TableState(
-                ref=item["ref"]["S"],
-                status=item["status"]["S"],
-                deadline=int(item["deadline"]["N"]) if "deadline" in item else 0,
-                version=int(item["version"]["N"]),
-            )
-            for item in self._batch_get(tournament, refs, extra)
-        ]
 
 
 def _months_back(epoch: int, count: int) -> list[str]:

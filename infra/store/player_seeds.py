@@ -8,20 +8,23 @@ new one, and the seat at the player's current table while nobody has acted there
 
 from __future__ import annotations
 
-from infra.store.repository import Repository
+from infra.store.game_tables import GameTableStore
+from infra.store.players import PlayerStore
 from infra.store.tournament_items import PlayerRecord
 
 _ATTEMPTS = 3  # another seat replacing its seed at the same moment: read again
 
 
-def replace_player_seed(repository: Repository, player: PlayerRecord, seed: str) -> str | None:
+def replace_player_seed(
+    players: PlayerStore, tables: GameTableStore, player: PlayerRecord, seed: str
+) -> str | None:
     """Store `seed` as `player`'s; the table whose dice it now enters too (their current
     table, at version 0), or None if only the tables seated from now on take it."""
-    repository.set_player_seed(player.tournament, player.id, seed)
+    players.set_player_seed(player.tournament, player.id, seed)
     if not player.table:
         return None
     for _ in range(_ATTEMPTS):
-        table = repository.get_table(player.tournament, player.table)
+        table = tables.get_table(player.tournament, player.table)
         if (
             table is None
             or table.bye
@@ -32,6 +35,6 @@ def replace_player_seed(repository: Repository, player: PlayerRecord, seed: str)
             return None
         seeds = list(table.player_seeds)
         seeds[table.seating.seats.index(player.id)] = seed
-        if repository.set_seat_seeds(table, seeds):
+        if tables.set_seat_seeds(table, seeds):
             return table.ref
     return None

@@ -4,15 +4,14 @@
   so it is written once by each feeder (at most `table_size` of them);
 - round counting nodes (`T#<t>#ROUND#<r>#L<level>#N<node>` / `NODE`): a set of the
   children that finished, at most `core.bracket.completion.BRANCHING` of them;
-- the players' own items: moved to their next table, and their exit, once each per round;
 - the standings (`T#<t>#STANDINGS` / `S#<first place>`): segments of consecutive places
   of players who tie on all but their seeding, written by the finish job
   (`infra.jobs.finish`); and the places by seeding position (`T#<t>#PLACES#<block>` /
   `S#<first position>`), which `GET /me` reads with the player's `seed_position`.
 
-Every write is idempotent: slots and sets are overwritten with the same value, a player
-moves only forward and exits once, and a table is seated only if it does not exist, so
-a redelivered or reordered event changes nothing twice.
+Every write is idempotent: slots and sets are overwritten with the same value, so a
+redelivered or reordered event changes nothing twice (the players' moves and exits, and
+the seating of a table, are as idempotent: `infra.store.players`, `infra.store.game_tables`).
 """
 
 from __future__ import annotations
@@ -24,51 +23,18 @@ from typing import Any
 from core.bracket import Standing
 from core.bracket.completion import Step
 from core.bracket.paged_standings import Group, Segment
-from infra.store.repository import Repository
-from infra.store.table_item import TableRecord, table_key, to_item
-from infra.store.tournament_items import (
-    PLAYER_PREFIX,
-    PlayerExit,
-    exit_attributes,
-    tournament_pk,
-)
+from infra.store.table import TableStore
+from infra.store.table_item import table_key
+from infra.store.tournament_items import tournament_pk
 
 ARRIVALS = "ARRIVALS"
 SEGMENT_ROWS = 2_000  # players a standings segment holds at most: about 26 KB
 PLACES_BLOCK = 2_000  # seeding positions a places item covers at most: at most 16 KB
-
-
 _FIRST_SEGMENTS = 4  # standings segments the first Query of a page reads
 
 
-class ProgressStore(Repository):
-    """The repository plus the progression's own items."""
-
-    # --- players ---------------------------------------------------------------------
-
-    def record_exit(self, tournament: str, player: str, exit: PlayerExit) -> None:
-        """Record where `player`'s tournament ended; a second record changes nothing."""
-        attributes = exit_attributes(exit)
-        names = {f"#{name}": name for name in attributes}
-        self._update_once(
-            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + player}},
-            "SET " + ", ".join(f"#{name} = :{name}" for name in attributes),
-            "attribute_exists(pk) AND attribute_not_exists(exit_round)",
-            names,
-            {f":{name}": value for name, value in attributes.items()},
-        )
-
-    def move_player(self, tournament: str, player: str, ref: str, round: int) -> None:
-        """Point `player` at their table `ref` of `round`; never back to an earlier round."""
-        self._update_once(
-            {"pk": {"S": tournament_pk(tournament)}, "sk": {"S": PLAYER_PREFIX + player}},
-            "SET #table = :ref, table_round = :round",
-            "attribute_exists(pk) AND table_round < :round",
-            {"#table": "table"},
-            {":ref": {"S": ref}, ":round": {"N": str(round)}},
-        )
-
-    # --- tables ----------------------------------------------------------------------
+class ProgressStore(TableStore):
+    """The progression's own items: arrivals, round counting nodes, standings, places."""
 
     def add_arrival(
         self, tournament: str, ref: str, slot: int, players: Sequence[str], expires_at: int
@@ -94,14 +60,18 @@ class ProgressStore(Repository):
             if name.startswith("s") and name[1:].isdigit()
         }
 
-    def seat_table(self, table: TableRecord) -> bool:
-        """Store a newly seated table unless it exists (then it may be in play already)."""
-        return self._write_if(
-            self._client.put_item,
-            TableName=self._table,
-            Item=to_item(table),
-            ConditionExpression="attribute_not_exists(pk)",
-        )
+    def arrivals(self, tournament: str, refs: Sequence[str]) -> dict[str, dict[int, list[str]]]:
+        """The filled feeder slots of each table in `refs` (tables with none left out)."""
+        keys = [{"pk": table_key(tournament, ref)["pk"], "sk": {"S": ARRIVALS}} for ref in refs]
+        found: dict[str, dict[int, list[str]]] = {}
+        for item in self._batch_get_keys(keys):
+            ref = item["pk"]["S"].rsplit("#", 1)[1]
+            found[ref] = {  # the slots as `ProgressStore.add_arrival` writes them
+                int(name[1:]): value["S"].split(" ")
+                for name, value in item.items()
+                if name.startswith("s") and name[1:].isdigit()
+            }
+        return found
 
     # --- rounds ----------------------------------------------------------------------
 
@@ -222,27 +192,6 @@ class ProgressStore(Repository):
         )
         items: list[dict[str, Any]] = page["Items"]
         return items[0] if items else None
-
-    # --- plumbing --------------------------------------------------------------------
-
-    def _update_once(
-        self,
-        key: dict[str, Any],
-        update: str,
-        condition: str,
-        names: dict[str, str],
-        values: dict[str, Any],
-    ) -> bool:
-        """An update that only the first delivery makes; False when it was made already."""
-        return self._write_if(
-            self._client.update_item,
-            TableName=self._table,
-            Key=key,
-            UpdateExpression=update,
-            ConditionExpression=condition,
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=values,
-        )
 
 
 def _node_key(tournament: str, round: int, step: Step) -> dict[str, Any]:

@@ -6,7 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from functions.api.app import lambda_handler
-from infra.jobs.runner import JobRunner
+from infra.jobs.cancel import CancelJob
+from infra.jobs.finish import FinishJob
+from infra.jobs.runner import Job, JobRunner
+from infra.jobs.start import StartJob
+from infra.store.stores import Stores
 from local.lambda_events import HttpAnswer, invoke_http
 
 Answer = HttpAnswer
@@ -49,3 +53,32 @@ class Stack:
 
     api: ApiClient
     dynamodb: Any
+    table_name: str
+
+    def stores(self) -> Stores:
+        """Stores over the same table (not the API's own instances)."""
+        return Stores.over(self.dynamodb, self.table_name)
+
+
+def start_job(stores: Stores, clock: Any, **options: Any) -> StartJob:
+    """The start job over `stores`, with `options` (how many tables a step seats…)."""
+    return StartJob(
+        tournaments=stores.tournaments,
+        players=stores.players,
+        tables=stores.tables,
+        jobs=stores.jobs,
+        clock=clock,
+        **options,
+    )
+
+
+def cancel_job(stores: Stores, **options: Any) -> CancelJob:
+    return CancelJob(tables=stores.tables, jobs=stores.jobs, **options)
+
+
+def finish_job(stores: Stores, **options: Any) -> FinishJob:
+    return FinishJob(players=stores.players, progress=stores.progress, jobs=stores.jobs, **options)
+
+
+def job_runner(stores: Stores, jobs: dict[str, Job]) -> JobRunner:
+    return JobRunner(stores.tournaments, stores.jobs, jobs)

@@ -47,5 +47,5 @@ def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch, dice: DiceSource) -> I
             )
         )
         jobs = build_jobs(settings, client=client, clock=lambda: NOW, dice=dice)
-        yield Stack(ApiClient(jobs=jobs), client)
+        yield Stack(ApiClient(jobs=jobs), client, TABLE)
         use_services(None)

@@ -5,13 +5,13 @@ superseded rather than finishing a cancelled tournament."""
 from __future__ import annotations
 
 import pytest
-from apiclient import Stack
+from apiclient import Stack, cancel_job, job_runner
+from apiclient import finish_job as finish_job_over
 
 from core.bracket import BracketPlan
 from functions.wiring import services
 from infra.jobs import finish as finish_job
-from infra.jobs.cancel import CancelJob, table_refs
-from infra.jobs.runner import JobRunner
+from infra.jobs.cancel import table_refs
 from infra.outbox.events import JobStepReady
 from infra.store.tournament_items import Status
 
@@ -53,8 +53,9 @@ def test_a_cancel_step_that_dies_runs_again_and_every_table_is_counted_once(
     assert (answer.status, answer.body["status"]) == (202, "cancelled")
     assert cancel_progress(stack, tournament) == {"stopping": True, "tables_stopped": 0}
 
-    store = services().tournaments._repository
-    one_table_a_step = JobRunner(store, {"cancel": CancelJob(store, stop_tables=1)})
+    stores = stack.stores()
+    store = stores.tables
+    one_table_a_step = job_runner(stores, {"cancel": cancel_job(stores, stop_tables=1)})
     cancel_table = store.cancel_table
     stopped: list[str] = []
 
@@ -84,15 +85,15 @@ def test_a_cancel_step_that_dies_runs_again_and_every_table_is_counted_once(
 
 def test_a_cancellation_supersedes_a_finish_job_under_way(stack: Stack) -> None:
     tournament, organizer = running(stack, 8)
-    store = services().tournaments._repository
-    store.begin_job(tournament, Status.RUNNING, finish_job.begin())  # as after the final
+    stores = stack.stores()
+    stores.jobs.begin_job(tournament, Status.RUNNING, finish_job.begin())  # as after the final
     stack.api.jobs = None
     answer = stack.api.call("POST", f"/tournaments/{tournament}/cancel", token=organizer)
     assert answer.status == 202, answer.body
     found = services().tournaments.get(tournament)
     assert found.job is not None and found.job.name == "cancel"
 
-    runner = JobRunner(store, {"finish": finish_job.FinishJob(store), "cancel": CancelJob(store)})
+    runner = job_runner(stores, {"finish": finish_job_over(stores), "cancel": cancel_job(stores)})
     late = JobStepReady(event_id="late", tournament=tournament, job="finish", step=0)
     assert runner.run(late) == "stale"  # the finish job's event finds the cancel job
     runner.run_to_end(tournament)

@@ -274,8 +274,8 @@ def test_dynamodb_throttling_is_429_with_retry_after(
         error = {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow"}}
         raise ClientError(error, "GetItem")  # type: ignore[arg-type]
 
-    repository = services().turns._repository
-    monkeypatch.setattr(repository._client, "get_item", throttled)
+    tables = services().turns._tables
+    monkeypatch.setattr(tables._client, "get_item", throttled)
     answer = stack.api.call("GET", f"/tournaments/{tournament}/tables/R1-1")
     assert (answer.status, answer.body["code"]) == (429, "throttled")
     assert answer.headers["retry-after"] == "1"
@@ -351,9 +351,9 @@ def test_json_nested_a_thousand_deep_is_400(stack: Stack) -> None:
 def test_ids_longer_than_any_key_are_404_without_asking_dynamodb(
     stack: Stack, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
-    repository = services().tournaments._repository
+    client = services().tournaments._tournaments._client  # every store's: one client
     asked: list[str] = []
-    monkeypatch.setattr(repository, "_get", lambda key: asked.append(str(key)))
+    monkeypatch.setattr(client, "get_item", lambda **request: asked.append(str(request)))
     answer = stack.api.call("GET", path.format(long="t" * 2100))
     assert (answer.status, answer.body["code"]) == (404, "not_found")
     assert len(answer.body["message"]) < 200, "the id is quoted cut short"

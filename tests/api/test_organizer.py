@@ -213,15 +213,15 @@ def test_a_disqualified_player_forfeits_the_moment_the_turn_reaches_them(
         "POST", path, {"version": view["version"], "action": {"kind": "throw"}}, token=token
     )
     assert thrown.status == 200, thrown.body
-    repository = services().turns._repository
+    tables = services().turns._tables
     saves: list[int] = []
-    save_table = repository.save_table
+    save_table = tables.save_table
 
     def counted(table: Any, *args: Any, **kwargs: Any) -> None:
         saves.append(table.version)
         save_table(table, *args, **kwargs)
 
-    monkeypatch.setattr(repository, "save_table", counted)
+    monkeypatch.setattr(tables, "save_table", counted)
     announced = stack.api.call(
         "POST",
         path,
@@ -323,7 +323,7 @@ def test_the_status_counts_tables_per_round_and_names_stalled_ones(stack: Stack)
 
 def test_live_standings_place_players_as_far_as_decided(stack: Stack) -> None:
     tournament, organizer, _ = running(stack, 8)
-    store = services().organizer._store
+    store = stack.stores().players
     listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body["tables"]
     path = f"/tournaments/{tournament}/organizer/standings"
     assert stack.api.call("GET", path, token=organizer).body["standings"] == []
@@ -352,7 +352,7 @@ def test_live_standings_put_a_forfeiter_below_those_who_played_to_the_end(stack:
     # docs/rules.md §5.9: fourth at both tables of round 1; R1-1's fourth forfeited with
     # the best measure (a 42 forfeiter's 0 sticks): R1-2's fourth stands above them
     tournament, organizer, _ = running(stack, 8)
-    store = services().organizer._store
+    store = stack.stores().players
     listing = stack.api.call("GET", f"/tournaments/{tournament}/rounds/1").body["tables"]
     first, second = listing[0]["players"], listing[1]["players"]
     store.record_exit(tournament, first[2], PlayerExit(1, "R1-1", 3, 2, True))

@@ -53,7 +53,7 @@ def progression(stack: Stack) -> ProgressionService:
 
 
 def finished(tournament: str, ref: str) -> TableFinished:
-    table = services().turns._repository.get_table(tournament, ref)
+    table = services().turns._tables.get_table(tournament, ref)
     assert table is not None
     return table_finished_event(table)
 
@@ -69,7 +69,7 @@ def test_a_table_seated_while_the_tournament_is_cancelled_is_stopped(stack: Stac
     read = stack.api.call("GET", f"/tournaments/{tournament}").body
     assert read["cancel_progress"]["tables_stopped"] == 0  # nothing in play: no final yet
     consumer.table_finished(finished(tournament, "R1-2"))  # late: seats the final
-    final = services().turns._repository.get_table(tournament, "R2-1")
+    final = services().turns._tables.get_table(tournament, "R2-1")
     assert final is not None and final.cancelled and not final.deadline
     later = progression(stack)  # a fresh container leaves the cancelled tournament alone
     later.table_finished(finished(tournament, "R1-2"))
@@ -82,7 +82,7 @@ def first_table_over(stack: Stack) -> tuple[str, str, ProgressionService, TableR
     consumer = progression(stack)
     end_by_disqualifying(stack, tournament, organizer, "R1-1")
     consumer.table_finished(finished(tournament, "R1-1"))
-    table = services().turns._repository.get_table(tournament, "R1-1")
+    table = services().turns._tables.get_table(tournament, "R1-1")
     assert table is not None
     return tournament, organizer, consumer, table
 
@@ -96,14 +96,14 @@ def test_a_player_disqualified_between_tables_is_seated_disqualified(stack: Stac
     assert (answer.body["outcome"], answer.body["table"]) == ("disqualified", "R1-1")
     end_by_disqualifying(stack, tournament, organizer, "R1-2")
     consumer.table_finished(finished(tournament, "R1-2"))
-    final = services().turns._repository.get_table(tournament, "R2-1")
+    final = services().turns._tables.get_table(tournament, "R2-1")
     assert final is not None and final.disqualified == (going_on,)
     # at their first turn, by the turn reaching them or by its deadline, they forfeit
     for _ in range(12):
         if any(isinstance(m.action, Forfeit) for m in final.moves):
             break
         assert services().turns.time_out(tournament, "R2-1", final.version)
-        final = services().turns._repository.get_table(tournament, "R2-1")
+        final = services().turns._tables.get_table(tournament, "R2-1")
         assert final is not None
     forfeits = [i for i, m in enumerate(final.moves) if isinstance(m.action, Forfeit)]
     assert [actor(final.seating, final.moves, i) for i in forfeits] == [going_on]
@@ -119,7 +119,7 @@ def test_a_table_never_waits_for_a_disqualified_player_to_act(stack: Stack) -> N
         assert stack.api.call("POST", path, token=organizer).body["outcome"] == "disqualified"
     end_by_disqualifying(stack, tournament, organizer, "R1-2")
     consumer.table_finished(finished(tournament, "R1-2"))
-    final = services().turns._repository.get_table(tournament, "R2-1")
+    final = services().turns._tables.get_table(tournament, "R2-1")
     assert final is not None and set(final.disqualified) == set(going_on)
     view = stack.api.call("GET", f"/tournaments/{tournament}/tables/R2-1").body["view"]
     assert view["to_act"] not in going_on

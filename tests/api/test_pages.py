@@ -26,8 +26,7 @@ from functions.api.pages.qr import qr_svg
 from functions.api.routes import pages
 from functions.wiring import services, use_services
 from infra.services.bracket_reader import BracketReader
-from infra.settings import Settings
-from infra.store.repository import Repository
+from infra.store.stores import Stores
 from infra.store.table_item import TableRecord
 from infra.store.tournament_items import PlayerRecord
 
@@ -397,19 +396,20 @@ def test_a_thousand_player_bracket_draws_every_table() -> None:
 
 
 class CountedReads:
-    """A store that counts what is asked of it: each batch of tables, each player; over
-    `store`, or without one (`over`: every table asked for is there and over)."""
+    """The tables' and players' stores, counting what is asked of them: each batch of
+    tables, each player; over `stores`, or without (`over`: every table asked for is
+    there and over)."""
 
-    def __init__(self, store: Repository | None = None, *, over: bool = False) -> None:
-        self.store = store
+    def __init__(self, stores: Stores | None = None, *, over: bool = False) -> None:
+        self.stores = stores
         self.over = over
         self.batches: list[list[str]] = []  # the refs of each table read
         self.players: list[str] = []
 
     def get_tables(self, tournament: str, refs: Sequence[str]) -> list[TableRecord]:
         self.batches.append(list(refs))
-        if self.store is not None:
-            return self.store.get_tables(tournament, refs)
+        if self.stores is not None:
+            return self.stores.tables.get_tables(tournament, refs)
         seating = Seating("maexchen", ("a", "b"), {}, 1)
         return [
             TableRecord(tournament, ref, seating, ("-", "-"), ranking=("a", "b"))
@@ -418,14 +418,14 @@ class CountedReads:
 
     def get_players(self, tournament: str, players: Sequence[str]) -> list[PlayerRecord]:
         self.players.extend(players)
-        return [] if self.store is None else self.store.get_players(tournament, players)
+        return [] if self.stores is None else self.stores.players.get_players(tournament, players)
 
 
 def counting_pages(stack: Stack) -> CountedReads:
     """The pages' reads, counted from here to the end of the test (the stack's fixture
     puts its own services back in place afterwards)."""
-    counted = CountedReads(Repository(stack.dynamodb, Settings.from_env().table_name))
-    reader = BracketReader(services().tournaments, counted)  # type: ignore[arg-type]
+    counted = CountedReads(stack.stores())
+    reader = BracketReader(services().tournaments, counted, counted)  # type: ignore[arg-type]
     use_services(dataclasses.replace(services(), brackets=reader))
     return counted
 
@@ -435,7 +435,7 @@ def test_a_million_player_bracket_reads_a_bounded_number_of_tables(over: bool) -
     plan = BracketPlan.build(1_000_000, 6, 2)
     assert plan.tables_in(1) > 160_000
     counted = CountedReads(over=over)
-    reader = BracketReader(None, counted)  # type: ignore[arg-type]  # reads no tournament
+    reader = BracketReader(None, counted, counted)  # type: ignore[arg-type]  # no tournament
     read = reader.drawn_tables("t-big", plan, DRAWN_PER_ROUND)
     assert len(counted.batches) <= plan.rounds
     assert all(len(batch) <= DRAWN_PER_ROUND for batch in counted.batches)
@@ -469,8 +469,8 @@ def test_the_bracket_takes_its_names_from_its_tables_and_reads_the_others_once(
 
 def test_names_a_table_does_not_carry_are_read_once(stack: Stack) -> None:
     cup = start_cup(stack)
-    counted = CountedReads(Repository(stack.dynamodb, Settings.from_env().table_name))
-    reader = BracketReader(services().tournaments, counted)  # type: ignore[arg-type]
+    counted = CountedReads(stack.stores())
+    reader = BracketReader(services().tournaments, counted, counted)  # type: ignore[arg-type]
     players = sorted(cup.names)[:2]
     seated_before_names = TableRecord(  # names=(): seated before tables carried them
         cup.id, "R1-1", Seating("maexchen", tuple(players), {}, 1), ("-", "-")

@@ -86,19 +86,19 @@ def test_a_lost_race_against_our_own_duplicate_answers_like_the_winner(
     """The duplicate read the table before the original saved: its write fails, and the
     service recognises the winner as the same request instead of answering 409."""
     tournament, _, acting, _, _ = first_turn(stack)
-    repository = services().turns._repository
-    before_the_original = repository.get_table(tournament, "R1-1")
+    tables = services().turns._tables
+    before_the_original = tables.get_table(tournament, "R1-1")
     path = f"/tournaments/{tournament}/tables/R1-1/actions"
     throw = {"version": 0, "action": {"kind": "throw"}}
     headers = {"Idempotency-Key": "dup"}
     first = stack.api.call("POST", path, throw, token=acting["player_token"], headers=headers)
-    fresh_read = repository.get_table
+    fresh_read = tables.get_table
     stale_reads = iter([before_the_original])
 
     def stale_then_fresh(tournament_id: str, ref: str) -> TableRecord | None:
         return next(stale_reads, None) or fresh_read(tournament_id, ref)
 
-    monkeypatch.setattr(repository, "get_table", stale_then_fresh)
+    monkeypatch.setattr(tables, "get_table", stale_then_fresh)
     second = stack.api.call("POST", path, throw, token=acting["player_token"], headers=headers)
     assert second.status == 200 and second.body == first.body
     assert fresh_read(tournament, "R1-1").version == 1

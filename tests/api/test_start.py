@@ -6,12 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from apiclient import Stack
+from apiclient import Stack, job_runner, start_job
 
 from core.bracket import seeded_order
 from functions.wiring import services
-from infra.jobs.runner import JobRunner
-from infra.jobs.start import StartJob
 from infra.services.tournaments import order_digest
 
 NOW = 1_800_000_000.0  # the stack fixture's clock
@@ -63,20 +61,18 @@ def test_a_start_job_step_that_dies_runs_again_and_keeps_what_was_played(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tournament, organizer, players = open_with_players(stack, 8)
-    repository = services().tournaments._repository
-    one_table_a_step = JobRunner(
-        repository, {"start": StartJob(repository, lambda: NOW, seat_tables=1)}
-    )
+    stores = stack.stores()
+    one_table_a_step = job_runner(stores, {"start": start_job(stores, lambda: NOW, seat_tables=1)})
     stack.api.jobs = None  # the job runs below, step by step
     started = stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
     assert started.status == 202
-    put_new_tables = repository.put_new_tables
+    put_new_tables = stores.tables.put_new_tables
 
     def crash(tables: Any) -> None:
         put_new_tables(tables)
         raise RuntimeError("the function died after storing the tables")
 
-    monkeypatch.setattr(repository, "put_new_tables", crash)
+    monkeypatch.setattr(stores.tables, "put_new_tables", crash)
     with pytest.raises(RuntimeError, match="died"):
         one_table_a_step.run_to_end(tournament)
     status = stack.api.call("GET", f"/tournaments/{tournament}").body
@@ -90,11 +86,11 @@ def test_a_start_job_step_that_dies_runs_again_and_keeps_what_was_played(
     path = f"/tournaments/{tournament}/tables/R1-1/actions"
     assert stack.api.call("POST", path, throw, token=token).status == 200
 
-    monkeypatch.setattr(repository, "put_new_tables", put_new_tables)
-    written = repository.put_players
+    monkeypatch.setattr(stores.tables, "put_new_tables", put_new_tables)
+    written = stores.players.put_players
     rewritten: list[str] = []
     monkeypatch.setattr(
-        repository,
+        stores.players,
         "put_players",
         lambda again: (rewritten.extend(p.id for p in again), written(again))[1],
     )
@@ -115,10 +111,8 @@ def test_a_step_delivered_twice_is_done_once(stack: Stack) -> None:
     tournament, organizer, _ = open_with_players(stack, 9)
     stack.api.jobs = None
     stack.api.call("POST", f"/tournaments/{tournament}/start", token=organizer)
-    runner = JobRunner(
-        services().tournaments._repository,
-        {"start": StartJob(services().tournaments._repository, lambda: NOW, seat_tables=1)},
-    )
+    stores = stack.stores()
+    runner = job_runner(stores, {"start": start_job(stores, lambda: NOW, seat_tables=1)})
     first = services().tournaments.get(tournament).job
     assert first is not None
     ready = _ready(tournament, first.step)
@@ -200,11 +194,11 @@ def test_an_order_start_refuses_when_someone_registered_since_the_count(
 ) -> None:
     tournament, organizer, players = open_with_players(stack, 3)
     order = [p["player_id"] for p in players]
-    repository = services().tournaments._repository
-    counted = repository.registration_counts(tournament)
+    tournaments = services().tournaments._tournaments
+    counted = tournaments.registration_counts(tournament)
     late = stack.api.call("POST", f"/tournaments/{tournament}/players", {"name": "late"}).body
     # the count the start makes comes before the late registration, its player list after
-    monkeypatch.setattr(repository, "registration_counts", lambda _: counted)
+    monkeypatch.setattr(tournaments, "registration_counts", lambda _: counted)
     monkeypatch.setattr(
         "infra.services.tournaments.TournamentService._registered_ids", lambda *_: order
     )

@@ -27,7 +27,8 @@ from infra.jobs.runner import JobRunner
 from infra.jobs.start import ORDER
 from infra.outbox.events import JobStepReady
 from infra.settings import Settings
-from infra.store.job_store import JobStore, chunked
+from infra.store.job_store import chunked
+from infra.store.stores import Stores
 from infra.store.tournament_items import PlayerExit, PlayerRecord, Status, TournamentRecord
 from infra.tokens import hash_token
 from local.lambda_events import invoke_http
@@ -39,7 +40,7 @@ ORDER_CHUNK = 7  # the order in chunks of 7 ids, so that a step reads across chu
 
 
 @pytest.fixture
-def store(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[JobStore]:
+def store(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stores]:
     """The template's table on moto, and the API's services over it."""
     monkeypatch.setenv("KNOBELCUP_TABLE", TABLE)
     monkeypatch.setattr(infra.jobs.finish, "ORDER_CHUNK", ORDER_CHUNK)
@@ -48,7 +49,7 @@ def store(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[JobStore]:
         create_tables(client, names={"KnobelcupTable": TABLE})
         settings = Settings.from_env()
         use_services(build_services(settings, client=client, dice=SeededDice(suite_seed("finish"))))
-        yield JobStore(client, TABLE)
+        yield Stores.over(client, TABLE)
         use_services(None)
 
 
@@ -85,7 +86,7 @@ def seeded(player_count: int) -> tuple[str, ...]:
     return seeded_order([f"p-{n:03d}" for n in range(player_count)], "s")
 
 
-def stored(store: JobStore, bracket: Bracket) -> None:
+def stored(store: Stores, bracket: Bracket) -> None:
     """The items the start and the progression leave for the finish: the tournament
     running, every player with a seeding position and an exit, the order in chunks."""
     order = seeded(bracket.plan.player_count)
@@ -105,8 +106,8 @@ def stored(store: JobStore, bracket: Bracket) -> None:
         player_count=bracket.plan.player_count,
         seed="s",
     )
-    store.create_tournament(tournament)
-    store.put_players(
+    store.tournaments.create_tournament(tournament)
+    store.players.put_players(
         PlayerRecord(
             tournament=T,
             id=player,
@@ -128,7 +129,7 @@ def stored(store: JobStore, bracket: Bracket) -> None:
         )
         for position, player in enumerate(order)
     )
-    store.put_id_chunks(T, ORDER, 0, list(chunked(order, ORDER_CHUNK)), 2_000_000_000)
+    store.jobs.put_id_chunks(T, ORDER, 0, list(chunked(order, ORDER_CHUNK)), 2_000_000_000)
 
 
 def name_of(player: str) -> str:
@@ -140,9 +141,17 @@ def token(player: str) -> str:
     return f"{player}.secret"
 
 
-def tiny_runner(store: JobStore) -> JobRunner:
-    job = FinishJob(store, count_page=4, count_pages=2, place_page=5, segment_rows=2)
-    return JobRunner(store, {"finish": job})
+def tiny_runner(store: Stores) -> JobRunner:
+    job = FinishJob(
+        players=store.players,
+        progress=store.progress,
+        jobs=store.jobs,
+        count_page=4,
+        count_pages=2,
+        place_page=5,
+        segment_rows=2,
+    )
+    return JobRunner(store.tournaments, store.jobs, {"finish": job})
 
 
 def api(method: str, path: str, **request: Any) -> Any:
@@ -172,12 +181,12 @@ def as_rows(standings: tuple[Standing, ...]) -> list[dict[str, Any]]:
     ids=["41-at-4", "23-at-2-with-byes", "60-at-6"],
 )
 def test_many_tiny_steps_give_the_standings_and_every_place(
-    store: JobStore, players: int, table_size: int, advance: int, seed: int
+    store: Stores, players: int, table_size: int, advance: int, seed: int
 ) -> None:
     finish_in_tiny_steps(store, played(players, table_size, advance, seed))
 
 
-def test_forfeiters_stand_below_those_who_played_their_table_to_the_end(store: JobStore) -> None:
+def test_forfeiters_stand_below_those_who_played_their_table_to_the_end(store: Stores) -> None:
     # docs/rules.md §5.9: at the same round and table place, a forfeiter holding the best
     # measure (a 42 forfeiter's 0 sticks) stands below everyone who played to the end
     bracket = played(60, 4, 2, 4, forfeits=True)
@@ -195,11 +204,11 @@ def test_forfeiters_stand_below_those_who_played_their_table_to_the_end(store: J
     finish_in_tiny_steps(store, bracket)
 
 
-def finish_in_tiny_steps(store: JobStore, bracket: Bracket) -> None:
+def finish_in_tiny_steps(store: Stores, bracket: Bracket) -> None:
     """Store `bracket`'s exits, run the finish job in tiny steps, and check every page."""
     players = bracket.plan.player_count
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
+    store.jobs.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     assert api("GET", f"/tournaments/{T}")["status"] == "running"
 
     steps = tiny_runner(store).run_to_end(T)
@@ -223,13 +232,13 @@ def finish_in_tiny_steps(store: JobStore, bracket: Bracket) -> None:
 
 
 def test_a_step_that_dies_after_writing_runs_again_to_the_same_items(
-    store: JobStore, monkeypatch: pytest.MonkeyPatch
+    store: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bracket = played(37, 4, 2, 7)
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
+    store.jobs.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     runner = tiny_runner(store)
-    put_standings = store.put_standings
+    put_standings = store.progress.put_standings
     calls = 0
 
     def dies_on_the_third(*args: Any, **kwargs: Any) -> None:
@@ -239,10 +248,10 @@ def test_a_step_that_dies_after_writing_runs_again_to_the_same_items(
         if calls == 3:
             raise RuntimeError("the function died after writing its standings")
 
-    monkeypatch.setattr(store, "put_standings", dies_on_the_third)
+    monkeypatch.setattr(store.progress, "put_standings", dies_on_the_third)
     with pytest.raises(RuntimeError, match="died"):
         runner.run_to_end(T)
-    before = store.get_tournament(T)
+    before = store.tournaments.get_tournament(T)
     assert before is not None and before.job is not None and before.job.phase == "place"
     runner.run_to_end(T)  # the step that died runs again, then the rest
 
@@ -254,7 +263,7 @@ def test_a_step_that_dies_after_writing_runs_again_to_the_same_items(
     assert sum(len(item["players"]["S"].split(" ")) for item in segments) == 37
 
 
-def standings_items(store: JobStore) -> list[dict[str, Any]]:
+def standings_items(store: Stores) -> list[dict[str, Any]]:
     return list(
         boto3.client("dynamodb").query(
             TableName=TABLE,
@@ -264,30 +273,30 @@ def standings_items(store: JobStore) -> list[dict[str, Any]]:
     )
 
 
-def test_an_old_job_step_ready_does_nothing(store: JobStore) -> None:
+def test_an_old_job_step_ready_does_nothing(store: Stores) -> None:
     bracket = played(12, 4, 2, 5)
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
+    store.jobs.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     runner = tiny_runner(store)
     first = JobStepReady(event_id="a", tournament=T, job="finish", step=0)
     assert runner.run(first) == "stepped"
-    after_first = store.get_tournament(T)
+    after_first = store.tournaments.get_tournament(T)
     assert runner.run(first) == "stale"
-    assert store.get_tournament(T) == after_first
+    assert store.tournaments.get_tournament(T) == after_first
     runner.run_to_end(T)
-    finished = store.get_tournament(T)
+    finished = store.tournaments.get_tournament(T)
     assert finished is not None and finished.status == Status.FINISHED
     for step in range(0, 10):
         copy = JobStepReady(event_id="b", tournament=T, job="finish", step=step)
         assert runner.run(copy) == "stale"
-    assert store.get_tournament(T) == finished
+    assert store.tournaments.get_tournament(T) == finished
     assert all_standings(1000) == as_rows(bracket.standings)
 
 
-def test_standings_stored_before_names_were_show_the_ids(store: JobStore) -> None:
+def test_standings_stored_before_names_were_show_the_ids(store: Stores) -> None:
     bracket = played(12, 4, 2, 5)
     stored(store, bracket)
-    store.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
+    store.jobs.begin_job(T, Status.RUNNING, infra.jobs.finish.begin())
     tiny_runner(store).run_to_end(T)
     client = boto3.client("dynamodb")
     for item in standings_items(store):
@@ -298,7 +307,7 @@ def test_standings_stored_before_names_were_show_the_ids(store: JobStore) -> Non
             UpdateExpression="REMOVE #n",
             ExpressionAttributeNames={"#n": "names"},
         )
-    finished = store.get_tournament(T)
+    finished = store.tournaments.get_tournament(T)
     assert finished is not None
     unnamed = [{k: v for k, v in row.items() if k != "name"} for row in finished.top_standings]
     client.update_item(

@@ -35,8 +35,10 @@ from infra.store.connections import (
     player_sockets,
     table_watchers,
 )
+from infra.store.players import PlayerStore
 from infra.store.table_item import TableRecord, to_item
 from infra.store.tournament_items import PlayerRecord, TournamentRecord
+from infra.store.tournaments import TournamentStore
 from infra.tokens import hash_token
 from local.provision import create_tables
 
@@ -156,7 +158,7 @@ def store(aws_env: None) -> Iterator[ConnectionStore]:
         client = boto3.client("dynamodb")
         name = create_tables(client, names={"KnobelcupTable": "push-test"})["KnobelcupTable"]
         store = ConnectionStore(client, name)
-        store.create_tournament(_tournament())
+        TournamentStore(client, name).create_tournament(_tournament())
         for player in SEATS:
             _add_player(store, player)
         yield store
@@ -172,7 +174,8 @@ def _add_player(store: ConnectionStore, player: str) -> None:
 
 
 def _sockets(store: ConnectionStore) -> SocketService:
-    return SocketService(store, lambda: float(NOW))
+    over = (store._client, store._table)  # the same table
+    return SocketService(store, TournamentStore(*over), PlayerStore(*over), lambda: float(NOW))
 
 
 def _items(store: ConnectionStore) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ import pytest
 
 import infra.store.table
 from infra.errors import Throttled
-from infra.store.repository import Repository
+from infra.store.players import PlayerStore
 from infra.store.tournament_items import PlayerRecord
 
 
@@ -40,12 +40,12 @@ def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 def test_unprocessed_items_are_resent_after_growing_pauses(pauses: list[float]) -> None:
     table = BusyTable(busy=3)
-    Repository(table, "t").put_players(players(30))
+    PlayerStore(table, "t").put_players(players(30))
     assert len(table.written) == 30
     assert pauses == [0.05, 0.1, 0.2]
 
 
 def test_a_table_that_stays_busy_ends_in_throttled(pauses: list[float]) -> None:
     with pytest.raises(Throttled):
-        Repository(BusyTable(busy=100), "t").put_players(players(1))
+        PlayerStore(BusyTable(busy=100), "t").put_players(players(1))
     assert len(pauses) == 8

@@ -23,9 +23,11 @@ from core.actions import Timeout
 from functions.api.app import lambda_handler as api_handler
 from functions.sweeper import app as sweeper_app
 from infra.dice import PlaceSeededDice
-from infra.services.sweeper import DeadlineStore, DeadlineSweeper
+from infra.services.sweeper import DeadlineSweeper
 from infra.services.turns import TurnService
 from infra.store.deadlines import GRACE_SECONDS, INDEX, SHARDS
+from infra.store.game_tables import GameTableStore
+from infra.store.stores import Stores
 from infra.store.table_item import TableRecord
 from local.bots import Bot, BotTournament
 from local.delivery import RateSchedule
@@ -58,11 +60,11 @@ class Cup:
     run: BotTournament
 
     @property
-    def store(self) -> DeadlineStore:
-        return DeadlineStore(self.stack.dynamodb, self.stack.settings.table_name)
+    def stores(self) -> Stores:
+        return Stores.over(self.stack.dynamodb, self.stack.settings.table_name)
 
     def table(self, ref: str = "R1-1") -> TableRecord:
-        found = self.store.get_table(self.run.tournament, ref)
+        found = self.stores.tables.get_table(self.run.tournament, ref)
         assert found is not None
         return found
 
@@ -72,7 +74,7 @@ class Cup:
         for shard in SHARDS:
             start = None
             while True:
-                found, start = self.store.overdue(shard, 2**40, start)
+                found, start = self.stores.deadlines.overdue(shard, 2**40, start)
                 entries.update({ref: due for _, ref, due in found})
                 if start is None:
                     break
@@ -219,15 +221,14 @@ def test_a_player_acting_between_the_sweepers_read_and_write_wins(cup: Any) -> N
     cup.lose_deadlines()
     cup.clock.now = cup.table().deadline + GRACE_SECONDS
 
-    class Racing(DeadlineStore):
+    class Racing(GameTableStore):
         def get_table(self, tournament: str, ref: str) -> TableRecord | None:
             read = super().get_table(tournament, ref)
             cup.act(ref)  # the player's action lands after the sweeper's read
             return read
 
-    store = Racing(cup.stack.dynamodb, cup.stack.settings.table_name)
-    turns = TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock)
-    report = DeadlineSweeper(store, turns, cup.clock).sweep()
+    racing = Racing(cup.stack.dynamodb, cup.stack.settings.table_name)
+    report = sweeper_over(cup.stores, cup.clock, tables=racing).sweep()
 
     assert (report.visited, report.timed_out, report.unchanged) == (1, 0, 1)
     table = cup.table()
@@ -274,10 +275,7 @@ def test_the_sweeper_queries_the_index_by_shard_and_never_scans(cup: Any) -> Non
     cup.lose_deadlines()
     cup.clock.now = int(NOW) + TIMEOUT + GRACE_SECONDS
     spy = Spy(cup.stack.dynamodb)
-    store = DeadlineStore(spy, cup.stack.settings.table_name)
-    sweeper = DeadlineSweeper(
-        store, TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock), cup.clock
-    )
+    sweeper = sweeper_over(Stores.over(spy, cup.stack.settings.table_name), cup.clock)
 
     assert sweeper.sweep().timed_out == 3
     cup.clock.now += TIMEOUT - 1
@@ -307,23 +305,22 @@ def test_a_run_is_bounded_and_the_next_run_takes_the_rest(
     cup: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cup = with_lost_deadlines(cup)
-    monkeypatch.setattr("infra.services.sweeper.PAGE_SIZE", 1)  # pages of one key
-    store = cup.store
-    turns = TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock)
+    monkeypatch.setattr("infra.store.deadlines.PAGE_SIZE", 1)  # pages of one key
+    stores = cup.stores
 
-    out_of_time = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=lambda: 5.0)
+    out_of_time = sweeper_over(stores, cup.clock).sweep(time_left=lambda: 5.0)
     assert (out_of_time.visited, out_of_time.complete) == (0, False)
 
     # a 50 s run whose visits take 7 s each: a third visit would end past 30% of it (15 s)
     run = RunClock(50.0)
     visit = DeadlineSweeper._visit
     monkeypatch.setattr(DeadlineSweeper, "_visit", lambda *args: (run.spend(7.0), visit(*args))[1])
-    a_third = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=run)
+    a_third = sweeper_over(stores, cup.clock).sweep(time_left=run)
     assert (a_third.visited, a_third.complete) == (2, False)
     assert run.left == 50.0 - 2 * 7.0
     monkeypatch.setattr(DeadlineSweeper, "_visit", visit)
 
-    rest = DeadlineSweeper(store, turns, cup.clock, max_visits=2).sweep()
+    rest = sweeper_over(stores, cup.clock, max_visits=2).sweep()
     assert (rest.visited, rest.timed_out, rest.complete) == (1, 1, True), "the one left over"
     versions = sorted(cup.table(f"R1-{n}").version for n in (1, 2, 3))
     assert versions == [1, 1, 1]
@@ -333,12 +330,13 @@ def test_a_slow_page_of_the_index_does_not_carry_a_run_past_its_share(
     cup: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cup = with_lost_deadlines(cup)
-    store = cup.store
+    stores = cup.stores
     run = RunClock(50.0)
-    overdue = store.overdue
-    monkeypatch.setattr(store, "overdue", lambda *args: (run.spend(12.0), overdue(*args))[1])
-    turns = TurnService(store, PlaceSeededDice(suite_seed("sweeper")), cup.clock)
-    report = DeadlineSweeper(store, turns, cup.clock).sweep(time_left=run)
+    overdue = stores.deadlines.overdue
+    monkeypatch.setattr(
+        stores.deadlines, "overdue", lambda *args: (run.spend(12.0), overdue(*args))[1]
+    )
+    report = sweeper_over(stores, cup.clock).sweep(time_left=run)
     assert not report.complete
     assert 50.0 - run.left <= 50.0 / 3  # one page: a second as slow would end past 30%
 
@@ -415,3 +413,12 @@ def test_the_served_stacks_runner_sweeps() -> None:
         assert swept.wait(timeout=30)
     finally:
         runner.stop()
+
+
+def sweeper_over(
+    stores: Stores, clock: Clock, *, tables: GameTableStore | None = None, **options: Any
+) -> DeadlineSweeper:
+    """A sweeper over `stores` (its tables read through `tables` when given)."""
+    tables = tables if tables is not None else stores.tables
+    turns = TurnService(tables, stores.players, PlaceSeededDice(suite_seed("sweeper")), clock)
+    return DeadlineSweeper(stores.deadlines, tables, turns, clock, **options)

@@ -13,9 +13,9 @@ from tournament_kit import StackFactory, bot_tournament, http
 
 from cli import admin
 from cli.main import build_parser
+from infra.bootstrap import build_progression
 from infra.outbox.publisher import table_finished_event
-from infra.services.progression import ProgressionService
-from infra.store.job_store import JobStore
+from infra.store.stores import Stores
 from local.bots import BotTournament, BotTournamentError
 from local.delivery import Deliveries
 from local.faults import CrashingClient, CrashPlan, SimulatedCrash
@@ -169,26 +169,26 @@ def test_a_next_table_half_seated_is_seated_and_its_players_moved(
 ) -> None:
     stack = local_stack(deliveries=LOSE_EVERY_FINISH)
     run = four_players_after_round_one(stack)
-    store = JobStore(stack.dynamodb, stack.settings.table_name)
+    store = Stores.over(stack.dynamodb, stack.settings.table_name)
     plan = DiesAt(dies_before)
-    dying = ProgressionService(
-        JobStore(CrashingClient(stack.dynamodb, plan, "progression"), stack.settings.table_name)
+    dying = build_progression(
+        stack.settings, client=CrashingClient(stack.dynamodb, plan, "progression")
     )
     for ref in ("R1-1", "R1-2"):  # the last feeder's progression dies on its last steps
-        table = store.get_table(run.tournament, ref)
+        table = store.tables.get_table(run.tournament, ref)
         assert table is not None and table.over
         try:
             dying.table_finished(table_finished_event(table))
         except SimulatedCrash:
             assert ref == "R1-2"
     assert plan.died, what
-    finalists = [p.id for p in store.players(run.tournament) if p.exit is None]
-    moved = [p.table for p in store.get_players(run.tournament, finalists)]
+    finalists = [p.id for p in store.players.players(run.tournament) if p.exit is None]
+    moved = [p.table for p in store.players.get_players(run.tournament, finalists)]
     assert moved != ["R2-1", "R2-1"]
 
     assert repaired(reconcile(run)) == ["R1-1"]  # the first feeder's replay seats it
-    assert store.get_table(run.tournament, "R2-1") is not None
-    moved = [p.table for p in store.get_players(run.tournament, finalists)]
+    assert store.tables.get_table(run.tournament, "R2-1") is not None
+    moved = [p.table for p in store.players.get_players(run.tournament, finalists)]
     assert moved == ["R2-1", "R2-1"]
     assert repaired(reconcile(run)) == []
 

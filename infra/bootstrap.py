@@ -44,6 +44,7 @@ class Services:
     organizer: OrganizerService
     brackets: BracketReader
     admission: Admission = field(default_factory=Admission)  # none: no key, no limits
+    public_url: str = ""  # `Settings.public_url`: where links and QR codes point
 
 
 def aws_client(service: str, endpoint_url: str | None = None) -> Any:
@@ -97,6 +98,7 @@ def build_services(
         organizer=OrganizerService(repository, tournaments, turns, clock, audit),
         brackets=BracketReader(tournaments, repository),
         admission=Admission.from_settings(settings, limiter),
+        public_url=settings.public_url,
     )
 
 

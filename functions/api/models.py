@@ -91,6 +91,11 @@ class TournamentCreated(Lazy):
     tournament_id: str
     organizer_token: str
     status: str
+    play_url: str | None = Field(
+        None,
+        description="the join link for players' phones, on the deployment's public address"
+        " (else the host asked); a join code goes after it as `?code=`",
+    )
 
 
 class Registration(Strict):

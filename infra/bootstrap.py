@@ -16,6 +16,7 @@ from infra.dice import DiceSource, SecretDice
 from infra.services.admission import Admission
 from infra.services.bracket_reader import BracketReader
 from infra.services.organizer import OrganizerService
+from infra.services.socket_tickets import SocketTicketService
 from infra.services.tournaments import Clock, TournamentService
 from infra.services.turns import TurnService
 from infra.settings import Settings
@@ -23,6 +24,7 @@ from infra.store.audit import AuditStore
 from infra.store.job_store import JobStore
 from infra.store.organizer_store import OrganizerStore
 from infra.store.rate_limits import RateLimiter
+from infra.store.socket_tickets import SocketTicketStore
 
 if TYPE_CHECKING:  # each function imports only what it runs: shorter cold starts
     from infra.jobs.runner import JobRunner
@@ -45,6 +47,7 @@ class Services:
     brackets: BracketReader
     admission: Admission = field(default_factory=Admission)  # none: no key, no limits
     public_url: str = ""  # `Settings.public_url`: where links and QR codes point
+    socket_tickets: SocketTicketService | None = None  # None: the API issues none
 
 
 def aws_client(service: str, endpoint_url: str | None = None) -> Any:
@@ -99,6 +102,9 @@ def build_services(
         brackets=BracketReader(tournaments, repository),
         admission=Admission.from_settings(settings, limiter),
         public_url=settings.public_url,
+        socket_tickets=SocketTicketService(
+            repository, SocketTicketStore(dynamodb, settings.table_name), clock
+        ),
     )
 
 
@@ -175,10 +181,10 @@ def build_sockets(
     from infra.services.sockets import SocketService  # noqa: PLC0415
     from infra.store.connections import ConnectionStore  # noqa: PLC0415
 
-    store = ConnectionStore(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
-    )
-    return SocketService(store, clock)
+    dynamodb = client if client is not None else aws_client("dynamodb")
+    store = ConnectionStore(dynamodb, settings.table_name)
+    tickets = SocketTicketStore(dynamodb, settings.table_name)
+    return SocketService(store, clock, SocketTicketService(store, tickets, clock))
 
 
 def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:

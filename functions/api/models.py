@@ -322,6 +322,16 @@ class Whereabouts(Lazy):
     place: int | None = Field(description="their final place, once the tournament finished")
 
 
+class SocketTicketIssued(Lazy):
+    """A one-use ticket for the WebSocket: `?tournament=<id>&ticket=<ticket>` in place of
+    the token, so that no token stands in a URL (and so in an access log)."""
+
+    tournament_id: str
+    player: str
+    ticket: str = Field(description="opens one connection, once")
+    expires_at: int = Field(description="Unix seconds: connect before then")
+
+
 class ActionBody(Strict):
     """An action: `kind`, plus `value` for a Mäxchen announcement."""
 

@@ -98,9 +98,9 @@ def test_with_lan_every_qr_code_and_join_link_is_on_the_lan_address(
             page = _projector_page(opened_at, tournament, "&code=PUB-7")
             assert qr_svg(f"{play}?code=PUB-7") in page  # the QR code's payload, exactly
             assert html.escape(f"{play}?code=PUB-7") in page
-            assert "0.0.0.0" not in page and "127.0.0.1" not in page
-        # the socket the pages connect to is on the public address too
-        assert f'data-socket="ws://{lan}:{_port(url)}/ws"' in page
+            assert "http://0.0.0.0" not in page and "http://127.0.0.1" not in page
+        # the projector's own socket stays on the host its browser reached
+        assert f'data-socket="ws://127.0.0.1:{_port(url)}/ws"' in page
 
 
 def test_public_url_names_the_address_phones_open(aws_env: None, tmp_path: Path) -> None:

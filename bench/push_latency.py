@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 import aiohttp  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
-from cli.push import connect_url, socket_url  # noqa: E402
+from cli.push import bearer, connect_url, socket_url  # noqa: E402
 from cli.serve import serving_in_background  # noqa: E402
 
 TARGET_MS = 100.0
@@ -84,8 +84,8 @@ async def bot(race: Race, player: str, token: str, seed: int, ready: asyncio.Eve
     """One player: connected until the tournament finishes, acting on `your_turn`."""
     rng = random.Random(seed)
     acted_to: dict[str, int] = {}  # table → the version its last own action made
-    socket = connect_url(socket_url(race.url), race.tournament, token=token)
-    async with connect(socket, open_timeout=30) as connection:
+    socket = connect_url(socket_url(race.url), race.tournament)
+    async with connect(socket, additional_headers=bearer(token), open_timeout=30) as connection:
         ready.set()
         async for frame in connection:
             heard = time.perf_counter()

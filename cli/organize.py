@@ -206,7 +206,9 @@ class Organizer:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self._ring.keep(KeptTournament(tournament, self._url, token, args.name, now))
         code = f"?code={quote(args.join_code)}" if args.join_code else ""
-        join = f"{self._url}/tournaments/{tournament}/play{code}"
+        # the service's own join link: on its public address (`serve --lan`), which
+        # phones can open, where this command may talk to it on loopback
+        join = (made.get("play_url") or f"{self._url}/tournaments/{tournament}/play") + code
         self._say(f"Tournament {tournament} created ({made['status']}).")
         self._say(f"Organizer token (shown only now; kept in {self._ring.path}):\n  {token}")
         self._say(f"Players join at {join}")

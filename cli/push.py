@@ -36,17 +36,19 @@ def socket_url(api_url: str) -> str:
     return f"{scheme}://{parts.netloc}{parts.path.rstrip('/')}/ws"
 
 
-def connect_url(
-    socket: str, tournament: str, *, token: str | None = None, table: str | None = None
-) -> str:
-    """Where to connect: as a player (`token`), a table's spectator (`table`), or a
-    spectator of the tournament's own messages (neither)."""
+def connect_url(socket: str, tournament: str, *, table: str | None = None) -> str:
+    """Where to connect: as a table's spectator (`table`), or as a spectator of the
+    tournament's own messages, or as a player (with `bearer`'s header)."""
     query = {"tournament": tournament}
-    if token:
-        query["token"] = token
     if table:
         query["table"] = table
     return f"{socket}?{urlencode(query)}"
+
+
+def bearer(token: str | None) -> dict[str, str] | None:
+    """The handshake's `Authorization` header for a player's `token`: in a header, not
+    the URL, the token stays out of access logs."""
+    return {"Authorization": f"Bearer {token}"} if token else None
 
 
 class Subscription:
@@ -102,9 +104,10 @@ def subscribe(
 ) -> Subscription:
     """Connect (`websockets.exceptions.InvalidStatus` if refused: 401 for a bad token,
     404 for an unknown tournament) and return the subscription."""
-    url = connect_url(socket, tournament, token=token, table=table)
+    url = connect_url(socket, tournament, table=table)
     # entered at once: the subscription is the context manager that closes it
-    return Subscription(connect_sync(url, open_timeout=open_timeout).__enter__())
+    connection = connect_sync(url, additional_headers=bearer(token), open_timeout=open_timeout)
+    return Subscription(connection.__enter__())
 
 
 async def listen(
@@ -116,7 +119,8 @@ async def listen(
     ping_seconds: float = PING_SECONDS,
 ) -> AsyncIterator[Message]:
     """The messages as an async iterator, until the service closes the connection."""
-    async with connect_async(connect_url(socket, tournament, token=token, table=table)) as conn:
+    url = connect_url(socket, tournament, table=table)
+    async with connect_async(url, additional_headers=bearer(token)) as conn:
         while True:
             try:
                 message: Message = json.loads(

@@ -1,11 +1,17 @@
 """`make serve`: the whole service on http://127.0.0.1:3000 until Ctrl-C.
 
 python -m cli.serve [--host 127.0.0.1] [--port 3000] [--dice-seed S] [--verbose]
-                    [--state DIR | --memory] [--fresh]
+                    [--state DIR | --memory] [--fresh] [--lan] [--public-url URL]
 
 State is kept in DIR (default `.knobelcup/`): stopped and started again, the service
 goes on where it was, on the port it had (every client keeps its URL) unless `--port`
 says otherwise. `--fresh` starts empty; `--memory` keeps nothing.
+
+In a pub (README, "Run an evening in the pub"): `--lan` listens on every address, so
+phones on the same Wi-Fi reach it, and builds every QR code and join link on this
+machine's LAN address; `--public-url URL` names that address when the detected one is
+not it (another interface, a name, a port forwarded). The internal endpoints (moto's
+server, the WebSocket management API) stay on loopback either way.
 """
 
 from __future__ import annotations
@@ -41,7 +47,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description="Run Knobelcup locally: the API, its event consumers and timeouts, "
         "on moto's server. No Docker, no AWS account.",
     )
-    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument(
+        "--host", help="where to listen (default 127.0.0.1; with --lan, 0.0.0.0: every address)"
+    )
+    parser.add_argument(
+        "--lan",
+        action="store_true",
+        help="for phones on this network: listen on every address, and build QR codes and"
+        " join links on this machine's LAN address",
+    )
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address phones open (e.g. http://192.168.1.20:3000): every QR code and"
+        " join link is built on it (default: the LAN address with --lan, else the host"
+        " each browser asked)",
+    )
     parser.add_argument(
         "--port",
         type=int,
@@ -74,7 +95,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--fresh", action="store_true", help="start empty, throwing away the saved state"
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.public_url is not None:
+        scheme, netloc = urlsplit(args.public_url)[:2]
+        if scheme not in ("http", "https") or not netloc:
+            parser.error(f"--public-url {args.public_url}: give an http:// or https:// URL")
+    if args.host is None:
+        args.host = "0.0.0.0" if args.lan else "127.0.0.1"  # --lan: the Wi-Fi
+    return args
 
 
 @contextmanager
@@ -121,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 verbose=args.verbose,
                 api_workers=args.api_workers,
                 state=state,
+                public_url=args.public_url or "",
+                lan=args.lan,
             ) as service,
         ):
             if state is not None:
@@ -130,6 +160,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if state is None
                 else f"{state}/ ({'going on from the last run' if going_on else 'new'})"
             )
+            phones = (
+                f"  Phones open    {service.public_url}  (every QR code and join link)\n"
+                if service.public_url
+                else ""
+            )
             print(
                 f"\nKnobelcup is serving:\n"
                 f"  API            {service.url}\n"
@@ -137,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  Swagger UI     {service.docs_url}\n"
                 f"  Bracket pages  {service.bracket_url()}"
                 f"  (a tournament's: {service.url}/tournaments/<id>/bracket)\n"
+                f"{phones}"
                 f"  moto (AWS)     {service.aws_endpoint}\n"
                 f"  State          {kept}\n"
                 f"\nCtrl-C stops everything.",

@@ -16,6 +16,7 @@ from infra.dice import DiceSource, SecretDice
 from infra.services.admission import Admission
 from infra.services.bracket_reader import BracketReader
 from infra.services.organizer import OrganizerService
+from infra.services.socket_tickets import SocketTicketService
 from infra.services.tournaments import Clock, TournamentService
 from infra.services.turns import TurnService
 from infra.settings import Settings
@@ -42,6 +43,8 @@ class Services:
     organizer: OrganizerService
     brackets: BracketReader
     admission: Admission = field(default_factory=Admission)  # none: no key, no limits
+    public_url: str = ""  # `Settings.public_url`: where links and QR codes point
+    socket_tickets: SocketTicketService | None = None  # None: the API issues none
 
 
 def aws_client(service: str, endpoint_url: str | None = None) -> Any:
@@ -112,6 +115,8 @@ def build_services(
         organizer=organizer,
         brackets=BracketReader(tournaments, stores.tables, stores.players),
         admission=Admission.from_settings(settings, limiter),
+        public_url=settings.public_url,
+        socket_tickets=_socket_tickets(stores, clock),
     )
 
 
@@ -120,6 +125,10 @@ def _stores(settings: Settings, client: Any) -> Stores:
     return Stores.over(
         client if client is not None else aws_client("dynamodb"), settings.table_name
     )
+
+
+def _socket_tickets(stores: Stores, clock: Clock) -> SocketTicketService:
+    return SocketTicketService(stores.players, stores.tournaments, stores.socket_tickets, clock)
 
 
 def _turns(stores: Stores, dice: DiceSource | None, clock: Clock) -> TurnService:
@@ -219,7 +228,13 @@ def build_sockets(
     from infra.services.sockets import SocketService  # noqa: PLC0415
 
     stores = _stores(settings, client)
-    return SocketService(stores.connections, stores.tournaments, stores.players, clock)
+    return SocketService(
+        stores.connections,
+        stores.tournaments,
+        stores.players,
+        clock,
+        _socket_tickets(stores, clock),
+    )
 
 
 def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:

@@ -24,6 +24,9 @@ class Settings:
     # the WebSocket API's management endpoint (https://{api}.execute-api.{region}.
     # amazonaws.com/{stage}); empty: nobody is pushed to
     socket_endpoint: str = ""
+    # the address players' phones open (http://192.168.1.20:3000, https://cup.example):
+    # every QR code and join link is built on it; empty: on the host each request names
+    public_url: str = ""
     # limits on abuse (docs/operations.md#limits-on-abuse): the origins whose pages may
     # call the API (CORS; none: no CORS headers), the SHA-256 (hex) of the key that
     # creating a tournament needs (empty: anyone may create), and request limits as
@@ -46,6 +49,7 @@ class Settings:
             scheduler_role_arn=env.get("KNOBELCUP_SCHEDULER_ROLE_ARN", ""),
             timeout_dead_letter_arn=env.get("KNOBELCUP_TIMEOUT_DLQ_ARN", ""),
             socket_endpoint=env.get("KNOBELCUP_SOCKET_ENDPOINT", ""),
+            public_url=env.get("KNOBELCUP_PUBLIC_URL", "").strip().rstrip("/"),
             cors_origins=tuple(
                 o.strip() for o in env.get("KNOBELCUP_CORS_ORIGINS", "").split(",") if o.strip()
             ),

@@ -21,15 +21,17 @@ memory and is gone when the service stops.
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 import threading
 import time
 import warnings
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from local.api_workers import ApiWorkers, dice_for
 from local.fake_aws import fake_aws
@@ -69,6 +71,7 @@ class LocalService:
     stack: LocalStack
     moto: MotoServer
     socket_url: str = ""  # the WebSocket API (ws://…/ws)
+    public_url: str = ""  # what phones open (`--lan`, `--public-url`); '' : `url`
 
     def failure(self) -> str | None:
         """Why the service cannot go on (moto's server is gone), None while it can."""
@@ -209,6 +212,8 @@ def running_service(
     verbose: bool = False,
     api_workers: int = 2,
     state: Path | None = None,
+    public_url: str = "",
+    lan: bool = False,
 ) -> Iterator[LocalService]:
     """Start everything; stop everything on exit. The front listens on `host` and
     `port` (0 picks a free port); moto's server and the WebSocket management API answer
@@ -217,7 +222,9 @@ def running_service(
     functions' logs and metrics, moto's requests and an access log. The API function
     runs in `api_workers` processes, as concurrent Lambda execution environments.
     With a `state` directory, everything goes on from where the last run in it stopped
-    (its caller makes sure no other service uses it)."""
+    (its caller makes sure no other service uses it). Every QR code and join link is
+    built on `public_url`; with `lan` and none given, on this machine's LAN address and
+    the port the front got (`lan_address`)."""
     saved = None if state is None else state / MOTO_STATE_FILE
     # The front, the runner, the publisher's lane and its posts share this process: a
     # thread woken by I/O (moto's answer, a post's) waits for the interpreter lock up to
@@ -239,6 +246,8 @@ def running_service(
                 dice_seed=dice_seed,
                 verbose=verbose,
                 api_workers=api_workers,
+                public_url=public_url,
+                lan=lan,
             ) as service,
         ):
             yield service
@@ -255,6 +264,8 @@ def _serving(
     dice_seed: str | None,
     verbose: bool,
     api_workers: int,
+    public_url: str,
+    lan: bool,
 ) -> Iterator[LocalService]:
     # Imported here, once the environment is set: the functions read it at import.
     import boto3  # noqa: PLC0415
@@ -271,7 +282,34 @@ def _serving(
         stream_at=checkpoint.at_sequence,
     )
     checkpoint.restore_dead_letters(stack.delivery)
-    workers = ApiWorkers(api_workers, stack.settings, dice_seed, quiet=not verbose)
+    # The front listens first, so that the public address knows its port (0: any free);
+    # it serves nothing before `serve_forever`, by when the workers are there.
+    workers: ApiWorkers | None = None
+
+    def changed() -> None:
+        lane.wake()
+        runner.wake()
+
+    try:
+        front = HttpFront(
+            address,
+            lambda event: _ready(workers).invoke(event),
+            sockets=lambda event: _ready(workers).invoke_socket(event),
+            changed=changed,
+            access_log=verbose,
+        )
+    except BaseException:
+        stop_local_stack()
+        raise
+    port = urlsplit(front.url).port
+    public = public_url.rstrip("/") or (f"http://{lan_address()}:{port}" if lan else "")
+    settings = replace(stack.settings, public_url=public)
+    try:
+        workers = ApiWorkers(api_workers, settings, dice_seed, quiet=not verbose)
+    except BaseException:
+        front.server_close()
+        stop_local_stack()
+        raise
     if not workers.wait_ready(WORKERS_READY_SECONDS):  # a dead one is replaced on first use
         log.warning("API workers not ready in %d s: serving anyway", WORKERS_READY_SECONDS)
 
@@ -282,28 +320,11 @@ def _serving(
     lane = ReaderLane(publisher, healthy=healthy)
     runner = DeliveryRunner(
         stack.delivery,
-        can_serve=lambda: workers.revive() > 0,
+        can_serve=lambda: _ready(workers).revive() > 0,
         healthy=healthy,
         checkpoint=lambda: _save_position(checkpoint, stack),
         elsewhere=[publisher],
     )
-
-    def changed() -> None:
-        lane.wake()
-        runner.wake()
-
-    try:
-        front = HttpFront(
-            address,
-            workers.invoke,
-            sockets=workers.invoke_socket,
-            changed=changed,
-            access_log=verbose,
-        )
-    except BaseException:
-        workers.close()
-        stop_local_stack()
-        raise
     # the publisher posts to the front's management API, as on AWS to API Gateway's
     push_to(stack, front.management_url)
     server = threading.Thread(target=front.serve_forever, name="http-front", daemon=True)
@@ -311,7 +332,7 @@ def _serving(
     runner.start()
     server.start()
     try:
-        yield LocalService(front.url, moto.url, stack, moto, front.socket_url)
+        yield LocalService(front.url, moto.url, stack, moto, front.socket_url, public)
     finally:
         # Outside in: no new requests, then no new deliveries, then the functions; moto's
         # server goes last (`moto_server`), once nothing calls it any more.
@@ -321,6 +342,25 @@ def _serving(
         runner.stop()
         workers.close()
         stop_local_stack()
+
+
+def _ready(workers: ApiWorkers | None) -> ApiWorkers:
+    """The workers, which exist before the front serves anything."""
+    assert workers is not None, "the front served before the API workers started"
+    return workers
+
+
+def lan_address() -> str:
+    """This machine's address on its network, where a phone on the same Wi-Fi reaches
+    it: the source address of the outgoing interface, found by connecting a UDP socket,
+    which sends nothing; loopback on a machine with no network."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("198.51.100.1", 9))  # TEST-NET-2: never routed anywhere real
+        except OSError:
+            return LOOPBACK
+        address: str = probe.getsockname()[0]
+    return address
 
 
 def _save_position(checkpoint: Checkpoint, stack: LocalStack) -> None:

@@ -91,6 +91,11 @@ class TournamentCreated(Lazy):
     tournament_id: str
     organizer_token: str
     status: str
+    play_url: str | None = Field(
+        None,
+        description="the join link for players' phones, on the deployment's public address"
+        " (else the host asked); a join code goes after it as `?code=`",
+    )
 
 
 class Registration(Strict):
@@ -315,6 +320,16 @@ class Whereabouts(Lazy):
     table: str | None = Field(description="the table they play at, or last played at")
     eliminated: bool = Field(description="whether their tournament is over and not won")
     place: int | None = Field(description="their final place, once the tournament finished")
+
+
+class SocketTicketIssued(Lazy):
+    """A one-use ticket for the WebSocket: `?tournament=<id>&ticket=<ticket>` in place of
+    the token, so that no token stands in a URL (and so in an access log)."""
+
+    tournament_id: str
+    player: str
+    ticket: str = Field(description="opens one connection, once")
+    expires_at: int = Field(description="Unix seconds: connect before then")
 
 
 class ActionBody(Strict):

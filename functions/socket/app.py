@@ -1,6 +1,8 @@
 """API Gateway WebSocket API → who listens to what. `$connect` checks and records a
 connection (refusing it with 400, 401, 404 or 429), `$disconnect` forgets it, and
-`$default` answers `{"action": "ping"}` with `{"type": "pong"}`.
+`$default` answers `{"action": "ping"}` with `{"type": "pong"}`. A player connects with
+`?ticket=` (one use, from `POST /tournaments/{id}/me/socket-ticket`), or a token in an
+`Authorization` header, or, for old clients, `?token=` (which lands in access logs).
 
 This function only keeps the list of listeners; what they hear is posted by the
 publisher as the table's changes come off the stream (`infra.outbox.push`).
@@ -67,6 +69,7 @@ def _connect(event: ConnectEvent) -> dict[str, Any]:
         tournament=query.get("tournament", ""),
         token=query.get("token", "") or _bearer(event.headers),
         table=query.get("table", ""),
+        ticket=query.get("ticket", ""),
     )
     try:
         connection = sockets().connect(connection_id, request)

@@ -1,8 +1,11 @@
 """Connecting to and leaving the WebSocket API: who may listen to what.
 
-A player connects with their token and hears their own tables (their own dice where the
-rules show them); a spectator connects to a table, or to the tournament alone, and hears
-what any spectator may see. Everyone connected to a tournament hears when it finishes.
+A player connects with a one-use ticket (`?ticket=`, from `POST .../me/socket-ticket`:
+`infra.services.socket_tickets`), or with their token (an `Authorization` header, or
+`?token=` for clients that have nothing better: the token then lands in access logs),
+and hears their own tables (their own dice where the rules show them); a spectator
+connects to a table, or to the tournament alone, and hears what any spectator may see.
+Everyone connected to a tournament hears when it finishes.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.bracket import InvalidBracket, TableRef
-from infra.errors import NotFound, Unauthorized
+from infra.errors import NotFound
+from infra.services.socket_tickets import SocketTicketService, player_of
 from infra.services.tournaments import Clock
 from infra.store.connections import CONNECTION_SECONDS, Connection, ConnectionStore
 from infra.store.players import PlayerStore
 from infra.store.tournaments import TournamentStore
-from infra.tokens import MAX_ID_LENGTH, plausible_id, shown, token_matches, token_owner
+from infra.tokens import MAX_ID_LENGTH, plausible_id, shown
 
 
 class BadConnect(ValueError):
@@ -30,6 +34,7 @@ class ConnectRequest:
     tournament: str
     token: str = ""
     table: str = ""
+    ticket: str = ""
 
 
 class SocketService:
@@ -41,11 +46,13 @@ class SocketService:
         tournaments: TournamentStore,
         players: PlayerStore,
         clock: Clock,
+        tickets: SocketTicketService | None = None,
     ) -> None:
         self._connections = connections
         self._tournaments = tournaments
         self._players = players
         self._clock = clock
+        self._tickets = tickets
 
     def connect(self, connection_id: str, request: ConnectRequest) -> Connection:
         """Record the connection if `request` may be served: `Unauthorized` for a token
@@ -54,13 +61,19 @@ class SocketService:
         table."""
         if not request.tournament:
             raise BadConnect("say which tournament: ?tournament=<id>")
-        if request.token and request.table:
-            raise BadConnect("a player hears their own tables: give a token or a table, not both")
+        if (request.token or request.ticket) and request.table:
+            raise BadConnect(
+                "a player hears their own tables: give a ticket (or token) or a table, not both"
+            )
         if request.table and _table_ref(request.table) != request.table:
             raise BadConnect(f"no table {shown(request.table)}: tables are named like R1-3")
         player = ""
-        if request.token:
-            player = self._player_of(request.tournament, request.token)
+        if request.ticket and self._tickets is not None:
+            player = self._tickets.take(request.tournament, request.ticket)
+        elif request.ticket:
+            raise BadConnect("this socket takes no tickets: connect with a token")
+        elif request.token:
+            player = player_of(self._players, self._tournaments, request.tournament, request.token)
         elif not plausible_id(request.tournament) or (
             self._tournaments.get_tournament(request.tournament) is None
         ):
@@ -80,19 +93,6 @@ class SocketService:
     def disconnect(self, connection_id: str) -> None:
         """Forget the connection (again, if it was forgotten already)."""
         self._connections.remove(connection_id)
-
-    def _player_of(self, tournament: str, token: str) -> str:
-        owner = token_owner(token)
-        found = (
-            self._players.get_player(tournament, owner)
-            if owner and plausible_id(tournament)
-            else None
-        )
-        if found is None or not token_matches(token, found.token_hash):
-            if plausible_id(tournament) and self._tournaments.get_tournament(tournament) is None:
-                raise NotFound(f"no tournament {shown(tournament)}", rule="tournament")
-            raise Unauthorized("the player token does not match", rule="token")
-        return found.id
 
 
 def _table_ref(value: str) -> str:

@@ -17,6 +17,7 @@ from infra.store.job_store import JobStore
 from infra.store.organizer_store import OrganizerStore
 from infra.store.players import PlayerStore
 from infra.store.progress_store import ProgressStore
+from infra.store.socket_tickets import SocketTicketStore
 from infra.store.tournaments import TournamentStore
 
 
@@ -33,6 +34,7 @@ class Stores:
     audit: AuditStore
     connections: ConnectionStore
     deadlines: DeadlineStore
+    socket_tickets: SocketTicketStore
 
     @classmethod
     def over(cls, client: Any, table_name: str) -> Stores:
@@ -46,4 +48,5 @@ class Stores:
             audit=AuditStore(client, table_name),
             connections=ConnectionStore(client, table_name),
             deadlines=DeadlineStore(client, table_name),
+            socket_tickets=SocketTicketStore(client, table_name),
         )

@@ -382,6 +382,10 @@ def _actions(statement: dict[str, Any]) -> list[str]:
 CONNECTION_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CONN#*", "T#*#WATCH"]}}
 
 
+# and the socket function a socket ticket, which a $connect uses up
+TICKET_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["TICKET#*"]}}
+
+
 REMOVED_PLAYER_KEYS = {
     "ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#t-??????????", "T#t-??????????#NAME#*"]}
 }
@@ -407,8 +411,10 @@ def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]
             assert action != "dynamodb:Scan", (name, action)
             if action == "dynamodb:DeleteItem":
                 assert _actions(statement) == [action], name
-                allowed = REMOVED_PLAYER_KEYS if name == "ApiFunction" else CONNECTION_KEYS
-                assert statement["Condition"] == allowed, name
+                allowed = [REMOVED_PLAYER_KEYS] if name == "ApiFunction" else [CONNECTION_KEYS]
+                if name == "SocketFunction":
+                    allowed.append(TICKET_KEYS)
+                assert statement["Condition"] in allowed, name
                 deleters.add(name)
         assert statement["Resource"] != "*", name
     assert deleters == {"SocketFunction", "PublisherFunction", "ApiFunction"}
@@ -534,7 +540,7 @@ def test_the_publisher_pushes_to_the_stage_it_may_post_to_and_without_delay(
 
 def test_the_socket_function_reads_and_writes_items_only(template: dict[str, Any]) -> None:
     by_sid = {s["Sid"]: s for name, s in _statements(template) if name == "SocketFunction"}
-    assert set(by_sid) == {"KnobelcupTableItems", "ConnectionDeletes"}
+    assert set(by_sid) == {"KnobelcupTableItems", "ConnectionDeletes", "SocketTicketDeletes"}
     assert sorted(_actions(by_sid["KnobelcupTableItems"])) == [
         "dynamodb:GetItem",
         "dynamodb:PutItem",

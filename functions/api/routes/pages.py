@@ -322,17 +322,29 @@ def html_answer(page: Callable[[], str]) -> Response[str]:
 def socket_url() -> str:
     """Where the pages' scripts connect for pushes: the WebSocket API's URL as the
     template names it (`KNOBELCUP_SOCKET_URL`), else `/ws` on the host asked, where the
-    local service serves it; '' (the script derives it from its page) without a host."""
+    local service serves it (not on the public address: the browser asking reaches this
+    host, and may not reach that one); '' (the script derives it from its page) without
+    a host."""
     configured = os.environ.get("KNOBELCUP_SOCKET_URL", "")
     if configured:
         return configured
-    site = site_url("ws")
+    site = _asked_url("ws")
     return "ws" + site.removeprefix("http") if site else ""
 
 
 def site_url(path: str) -> str:
-    """`path` as an absolute URL on the host asked, so that the links of a saved SVG file
-    still lead to the tables; '' (relative to the SVG's own URL) without a plausible host."""
+    """`path` as an absolute URL for links that leave this browser (QR codes, join links,
+    a saved SVG file's links): on the public address the deployment names
+    (`Settings.public_url`: the address phones open, whatever the projector's browser
+    used), else on the host asked; '' (relative) without a plausible host."""
+    public = services().public_url
+    if public:
+        return f"{public.rstrip('/')}/{path}"
+    return _asked_url(path)
+
+
+def _asked_url(path: str) -> str:
+    """`path` on the host asked; '' without a plausible host."""
     headers = router.current_event.headers
     host = headers.get("host") or ""
     scheme = headers.get("x-forwarded-proto") or "http"  # API Gateway always sends it

@@ -1,4 +1,4 @@
-"""Player routes: register, and find out where to play."""
+"""Player routes: register, find out where to play, get a ticket for the WebSocket."""
 
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from functions.api.models import (
     Registration,
     ReplaceSeed,
     SeedReplaced,
+    SocketTicketIssued,
     Whereabouts,
 )
 from functions.observability import metrics
 from functions.wiring import services
+from infra.errors import NotFound
 
 router = Router()
 
@@ -69,3 +71,29 @@ def replace_seed(tournament_id: str, body: ReplaceSeed) -> SeedReplaced:
     are seated at later, and their current table while nobody has acted there."""
     token = bearer_token(router.current_event.headers)
     return SeedReplaced(**services().tournaments.replace_seed(tournament_id, token, body.seed))
+
+
+@router.post(
+    "/tournaments/<tournament_id>/me/socket-ticket",
+    tags=["player"],
+    summary="A ticket for the WebSocket",
+    security=BEARER_SECURITY,
+    responses=answers(SocketTicketIssued, *AUTH, 404, status=201),
+)
+def socket_ticket(tournament_id: str) -> tuple[dict[str, Any], int]:
+    """A one-use ticket that opens one WebSocket connection as the token holder within a
+    minute (`wss://…?tournament=<id>&ticket=<ticket>`): a browser cannot set headers on
+    a WebSocket, and a token in its URL would land in access logs. Ask again for each
+    connect; a ticket used, expired or of another tournament is refused with 401."""
+    tickets = services().socket_tickets
+    if tickets is None:
+        raise NotFound("this deployment issues no socket tickets", rule="socket ticket")
+    token = bearer_token(router.current_event.headers)
+    ticket, granted = tickets.issue(tournament_id, token)
+    issued = SocketTicketIssued(
+        tournament_id=tournament_id,
+        player=granted.player,
+        ticket=ticket,
+        expires_at=granted.expires_at,
+    )
+    return issued.model_dump(), 201

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
@@ -23,6 +24,7 @@ from functions.api.models import (
     TournamentCreated,
     TournamentView,
 )
+from functions.api.routes.pages import site_url
 from functions.wiring import services
 from infra.store.tournament_items import Status, TournamentRecord
 
@@ -53,7 +55,10 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
         join_code=body.join_code,
     )
     created = TournamentCreated(
-        tournament_id=tournament.id, organizer_token=token, status=tournament.status
+        tournament_id=tournament.id,
+        organizer_token=token,
+        status=tournament.status,
+        play_url=site_url(f"tournaments/{quote(tournament.id, safe='')}/play") or None,
     )
     return created.model_dump(), 201
 

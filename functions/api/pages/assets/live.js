@@ -93,10 +93,15 @@
       polling = null;
     }
 
-    function connect() {
+    // `query` is the connect's query, or a function that makes a fresh one for each
+    // connect (a promise of it: the play page's one-use ticket); null: not now.
+    async function connect() {
       if (closed) return;
       try {
-        socket = new WebSocket(socketUrl(query));
+        const asked = typeof query === "function" ? await query() : query;
+        if (!asked) throw new Error("no query to connect with");
+        if (closed) return;
+        socket = new WebSocket(socketUrl(asked));
       } catch (error) {
         startPolling();
         setTimeout(connect, (pause = Math.min(pause * 2, 30000)));

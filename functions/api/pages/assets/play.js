@@ -170,11 +170,18 @@
     link.textContent = location.origin + location.pathname + "#token=" + seat.token;
     link.href = "#token=" + encodeURIComponent(seat.token);
     following = K.follow({
-      query: { tournament, token: seat.token },
+      query: socketQuery,
       onMessage,
       onOpen: () => refresh(),
       onPoll: () => refresh(),
     });
+  }
+
+  // A one-use ticket for each connect, asked for with the token in a header: the
+  // token never stands in the WebSocket's URL, and so in no access log.
+  async function socketQuery() {
+    const answer = await K.api("POST", base + "/me/socket-ticket", undefined, seat.token);
+    return answer.status === 201 ? { tournament, ticket: answer.body.ticket } : null;
   }
 
   async function refresh() {

@@ -31,6 +31,7 @@ from botocore.exceptions import ClientError
 
 from local.event_filters import passes
 from local.lambda_events import LocalContext
+from local.operations import COUNTER, FUNCTIONS
 
 Handler = Callable[[dict[str, Any], Any], Any]
 MAX_RECEIVES = 10  # the template's maxReceiveCount
@@ -75,6 +76,8 @@ def _invoke(handler: Handler, event: dict[str, Any], context: Any) -> tuple[bool
     answer). Only Ctrl-C gets through."""
     if isinstance(context, LocalContext):
         context.begin()
+        name = context.function_name
+        COUNTER.count(f"lambda:{FUNCTIONS.get(name, name)}")
     try:
         return False, handler(event, context)
     except KeyboardInterrupt:

@@ -34,6 +34,9 @@ from local.operations import PATH
 
 SETTLE_SECONDS = 2.0  # counts unchanged this long: the pushes and progression are done
 SETTLE_LIMIT = 60.0
+CONNECTS_AT_ONCE = 8
+BOT_WORKERS = 8  # tables moved at once (each a thread taking turns over HTTP)
+CONNECT_SECONDS = 600.0
 
 
 def read_counts(url: str) -> Counts:
@@ -75,11 +78,15 @@ def sockets_open(url: str, tournament: str, tokens: Sequence[str]) -> Iterator[l
         nonlocal stop
         stop = asyncio.Event()
         socket = socket_url(url)
-        async with aiohttp.ClientSession() as session:
-            sockets = [
-                await session.ws_connect(connect_url(socket, tournament, token=token))
-                for token in tokens
-            ]
+        # no cap on connections: each socket holds one for the whole tournament
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+            at_once = asyncio.Semaphore(CONNECTS_AT_ONCE)
+
+            async def connect(token: str) -> aiohttp.ClientWebSocketResponse:
+                async with at_once:
+                    return await session.ws_connect(connect_url(socket, tournament, token=token))
+
+            sockets = await asyncio.gather(*(connect(token) for token in tokens))
 
             async def drain(number: int, ws: aiohttp.ClientWebSocketResponse) -> None:
                 async for _message in ws:
@@ -94,7 +101,7 @@ def sockets_open(url: str, tournament: str, tokens: Sequence[str]) -> Iterator[l
 
     thread = threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True)
     thread.start()
-    if not ready.wait(120):
+    if not ready.wait(CONNECT_SECONDS):
         raise TimeoutError("the sockets did not connect")
     try:
         yield heard
@@ -118,7 +125,7 @@ def play_counted(
     )
     tournament, organizer = created["tournament_id"], created["organizer_token"]
     api.ok("POST", f"/tournaments/{tournament}/registration/open", token=organizer)
-    bots = DemoBots(url, tournament, game, workers=4)
+    bots = DemoBots(url, tournament, game, workers=BOT_WORKERS)
     bots.register(bot_names(players))
     with sockets_open(url, tournament, [seat.token for seat in bots.seats.values()]) as heard:
         registered = settled(url)

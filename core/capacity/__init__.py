@@ -1,4 +1,4 @@
-"""The capacity model: what a tournament asks of AWS, against the account's quotas (docs/capacity.md).
+"""The capacity model: what a tournament asks of AWS, against its quotas (docs/capacity.md).
 
 Pure arithmetic over data files, in import order: `calibration` (the per-unit counts of
 AWS operations counted on the served stack, `calibration.json`), `quotas` (the AWS

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import threading
 import time
@@ -34,7 +35,8 @@ from local.operations import PATH
 
 SETTLE_SECONDS = 2.0  # counts unchanged this long: the pushes and progression are done
 SETTLE_LIMIT = 60.0
-CONNECTS_AT_ONCE = 8
+CONNECTS_AT_ONCE = 16
+STREAM_BATCH_VARIABLE = "KNOBELCUP_LOCAL_STREAM_BATCH"
 BOT_WORKERS = 8  # tables moved at once (each a thread taking turns over HTTP)
 CONNECT_SECONDS = 600.0
 
@@ -63,6 +65,22 @@ def _without_reads_of_counts(counts: Counts) -> dict[str, Any]:
     these counts)."""
     moving = ("apigateway:", "scheduler:", "events:", "lambda:P", "lambda:T", "lambda:J")
     return {k: v for k, v in counts["calls"].items() if k.startswith(moving)}
+
+
+@contextmanager
+def one_change_a_batch() -> Iterator[None]:
+    """Services started inside hand their stream readers one record a batch: a table's
+    changes are never merged in a batch (`infra/outbox/timers.py: last_changes`), as at
+    people's pace on AWS, so the counts per action do not depend on how busy the host is."""
+    saved = os.environ.get(STREAM_BATCH_VARIABLE)
+    os.environ[STREAM_BATCH_VARIABLE] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[STREAM_BATCH_VARIABLE]
+        else:
+            os.environ[STREAM_BATCH_VARIABLE] = saved
 
 
 @contextmanager
@@ -158,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dice-seed", default="calibration")
     parser.add_argument("--out", type=Path, default=CALIBRATION_FILE)
     args = parser.parse_args(argv)
-    with serving_in_background(0, "--dice-seed", args.dice_seed) as url:
+    with one_change_a_batch(), serving_in_background(0, "--dice-seed", args.dice_seed) as url:
         run = play_counted(
             url, args.players, game=args.game, table_size=args.table_size, advance=args.advance
         )

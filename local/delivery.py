@@ -18,6 +18,7 @@ without reaching the function, a deadline whose invocation dies on every try.
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 from collections.abc import Callable, Collection
@@ -35,7 +36,9 @@ from local.operations import COUNTER, FUNCTIONS
 
 Handler = Callable[[dict[str, Any], Any], Any]
 MAX_RECEIVES = 10  # the template's maxReceiveCount
-STREAM_BATCH = 100
+# records a stream batch holds at most (the template's BatchSize); the capacity
+# calibration sets 1: each table change alone, as people's pace gives on AWS
+STREAM_BATCH = int(os.environ.get("KNOBELCUP_LOCAL_STREAM_BATCH", "100"))
 GET_RECORDS_LIMIT = 1000  # DynamoDB Streams' largest page
 QUEUE_BATCH = 10
 _REGION = "eu-central-1"

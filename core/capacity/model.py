@@ -44,6 +44,7 @@ class Demand:
     quota: Quota
     peak: float
     unit: str
+    paces: bool = True  # False: a ramp, not a rate the tournament must keep under
 
     @property
     def share(self) -> float:
@@ -93,7 +94,7 @@ class Plan:
     @property
     def binding(self) -> Demand:
         """The quota with the largest share: the first to throttle."""
-        return max(self.demands, key=lambda d: d.share)
+        return max((d for d in self.demands if d.paces), key=lambda d: d.share)
 
     @property
     def play_seconds(self) -> float:
@@ -139,7 +140,7 @@ def demands(
         Demand(quotas["dynamodb_warm_writes"], units.get("WCU", 0.0), "WCU/s"),
         Demand(quotas["dynamodb_warm_reads"], units.get("RCU", 0.0), "RCU/s"),
         Demand(quotas["lambda_concurrency"], sum(concurrency.values()), "environments"),
-        Demand(quotas["lambda_scaling_per_10s"], busiest / 6, "environments/10 s in 1 min"),
+        Demand(quotas["lambda_scaling_per_10s"], busiest / 6, "environments/10 s in 1 min", False),
         Demand(quotas["eventbridge_putevents_tps"], rates.get("events:PutEvents", 0.0), "/s"),
         # the bus's rules deliver each event to a queue, Lambda receives and deletes it
         Demand(quotas["sqs_requests_per_second"], 3 * queued(cal) * actions_per_second, "/s"),
@@ -190,7 +191,7 @@ def build_plan(cal: Calibration, quotas: dict[str, Quota], players: int, shape: 
     first = sum(1 for s in bracket.table_sizes(1) if s > 1)
     peak = first / spa
     found = demands(cal, quotas, peak, pace)
-    limit = max(d.share for d in found)
+    limit = max(d.share for d in found if d.paces)
     allowed = peak / limit if limit > 1 else math.inf  # actions/s the binding quota lets by
     aps = cal.data["actions_per_seat"]
     rounds = []

@@ -23,7 +23,7 @@ def largest_at(cal: Calibration, quotas: dict[str, Quota], shape: Shape) -> int:
 
     def fits(players: int) -> bool:
         plan = build_plan(cal, quotas, players, shape)
-        return all(d.share <= 1 for d in plan.demands if d.quota.name != "sqs_requests_per_second")
+        return all(d.share <= 1 for d in plan.demands if d.paces)
 
     low, high = shape.table_size, shape.table_size
     while fits(high) and high < 100_000_000:
@@ -104,7 +104,11 @@ def render(
         lines += ["", "quota increases to ask for (Service Quotas) to play everyone at once:"]
         lines += [f"  {name} -> {value:,.0f}" for name, value in increases.items()]
     fixed = [d for d in plan.demands if d.share > 1 and not d.quota.adjustable]
-    lines += [f"  {d.quota.name} cannot be raised: {d.share:.1f}x over it" for d in fixed]
+    lines += [
+        f"  {d.quota.name} cannot be raised: {d.share:.1f}x over it"
+        + ("" if d.paces else f" (the busiest function reaches its peak in {d.share:.0f} min)")
+        for d in fixed
+    ]
     if largest is not None:
         lines += ["", f"largest tournament these quotas carry at this pace: {largest:,} players"]
     return "\n".join(lines) + "\n"

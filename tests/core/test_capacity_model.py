@@ -46,7 +46,7 @@ def test_the_largest_tournament_fits_and_one_table_more_does_not() -> None:
 
     def fits(players: int) -> bool:
         plan = build_plan(CAL, quotas, players, PEOPLE)
-        return all(d.share <= 1 for d in plan.demands if d.quota.name != "sqs_requests_per_second")
+        return all(d.share <= 1 for d in plan.demands if d.paces)
 
     assert fits(largest)
     assert not fits(largest + 6)

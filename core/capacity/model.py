@@ -23,12 +23,15 @@ SECONDS_PER_ACTION = {"people": 4.0, "bots": 0.5}
 TIMED_OUT_TURNS = {"people": 0.05, "bots": 0.0}
 HEADROOM = 1.25  # a recommended quota or warm throughput: the peak and a quarter more
 # how long an invocation runs on Lambda (ms) and its memory (MB): assumptions, not counted
-# (template.yaml's MemorySize; durations from docs/performance.md's budgets, rounded up)
+# (template.yaml's MemorySize; durations from docs/performance.md's budgets, rounded up).
+# The stream's readers are calibrated one record a batch (cli/calibrate.py), so theirs is
+# the time per record: on AWS a batch holds many tables' records, and fewer invocations
+# share the same work
 FUNCTIONS = {
     "ApiFunction": (40.0, 512),
     "SocketFunction": (20.0, 512),
-    "PublisherFunction": (150.0, 512),
-    "TimerFunction": (60.0, 512),
+    "PublisherFunction": (15.0, 512),  # per record: its posts, 8 at a time
+    "TimerFunction": (10.0, 512),  # per record: a schedule created and one deleted
     "ProgressionFunction": (150.0, 512),
     "JobFunction": (1000.0, 1024),
     "TimeoutFunction": (60.0, 512),

@@ -34,7 +34,7 @@ from core.capacity.calibration import CALIBRATION_FILE, Counts, calibrate
 from local.operations import PATH
 
 SETTLE_SECONDS = 2.0  # counts unchanged this long: the pushes and progression are done
-SETTLE_LIMIT = 60.0
+SETTLE_LIMIT = 180.0  # one record a batch: the pushes may trail the final by a minute
 CONNECTS_AT_ONCE = 16
 STREAM_BATCH_VARIABLE = "KNOBELCUP_LOCAL_STREAM_BATCH"
 BOT_WORKERS = 8  # tables moved at once (each a thread taking turns over HTTP)

@@ -14,7 +14,7 @@ SAM_TOOLS := aws-sam-cli==1.170.0 cfn-lint==1.58.0
 DEMO_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: demo serve test flake-hunt bracket-sweep lint bench bench-lifecycle template-check clean
+.PHONY: demo serve test flake-hunt bracket-sweep lint bench bench-lifecycle calibrate template-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,12 @@ bench: $(STAMP)
 LIFECYCLE_PLAYERS ?= 20000
 bench-lifecycle: $(STAMP)
 	$(BIN)/python bench/lifecycle_scale.py --players $(LIFECYCLE_PLAYERS)
+
+# Count every AWS operation of a bot tournament on the served stack and write the capacity
+# model's per-unit figures (core/capacity/calibration.json, docs/capacity.md).
+CALIBRATE_PLAYERS ?= 300
+calibrate: $(STAMP)
+	$(BIN)/python -m cli.calibrate --players $(CALIBRATE_PLAYERS)
 
 $(SAM_STAMP): Makefile
 	$(PYTHON) -m venv $(SAM_VENV)

@@ -7,6 +7,7 @@ knobelcup admin redrive|reconcile ...   (operator repairs, see cli/admin.py)
 knobelcup udp-bridge --url URL --tournament ID [--port 9000]   (classic UDP bots play)
 knobelcup verify LOG.json | TABLE-URL | TOURNAMENT-URL   (prove finished tables, docs/dice.md)
 knobelcup organize create|list|open|close|start|status|standings|disqualify|cancel|rotate-token|log
+knobelcup plan --players N [--pace people|bots] ...   (AWS quotas, duration, cost: docs/capacity.md)
 
 Every command that talks to the service takes `--url`; without it, `$KNOBELCUP_URL`,
 else the local service's http://127.0.0.1:3000.
@@ -21,7 +22,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from cli import admin, organize, verify
+from cli import admin, organize, plan, verify
 from cli.api_client import (
     ApiClient,
     ApiError,
@@ -85,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     udp_bridge.add_parser(commands)
     verify.add_parser(commands)
     organize.add_parser(commands)
+    plan.add_parser(commands)
     for name, module in FORWARDED.items():
         commands.add_parser(name, help=f"run {module} (every further argument is its own)")
     return parser
@@ -161,6 +163,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return verify.run(parsed)
     if parsed.command == "organize":
         return organize.run(parsed)
+    if parsed.command == "plan":
+        return plan.run(parsed)
     try:
         if parsed.command == "play":
             client = ApiClient(parsed.url)

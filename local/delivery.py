@@ -18,6 +18,7 @@ without reaching the function, a deadline whose invocation dies on every try.
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 from collections.abc import Callable, Collection
@@ -31,12 +32,16 @@ from botocore.exceptions import ClientError
 
 from local.event_filters import passes
 from local.lambda_events import LocalContext
+from local.operations import COUNTER, FUNCTIONS
 
 Handler = Callable[[dict[str, Any], Any], Any]
 MAX_RECEIVES = 10  # the template's maxReceiveCount
-STREAM_BATCH = 100
+# records a stream batch and messages a queue batch hold at most (the template's
+# BatchSize); the capacity calibration sets 1: each table change and each event alone,
+# as people's pace gives on AWS, so the counts do not depend on how busy the host is
+STREAM_BATCH = int(os.environ.get("KNOBELCUP_LOCAL_STREAM_BATCH", "100"))
 GET_RECORDS_LIMIT = 1000  # DynamoDB Streams' largest page
-QUEUE_BATCH = 10
+QUEUE_BATCH = int(os.environ.get("KNOBELCUP_LOCAL_QUEUE_BATCH", "10"))
 _REGION = "eu-central-1"
 
 
@@ -75,6 +80,8 @@ def _invoke(handler: Handler, event: dict[str, Any], context: Any) -> tuple[bool
     answer). Only Ctrl-C gets through."""
     if isinstance(context, LocalContext):
         context.begin()
+        name = context.function_name
+        COUNTER.count(f"lambda:{FUNCTIONS.get(name, name)}")
     try:
         return False, handler(event, context)
     except KeyboardInterrupt:

@@ -44,6 +44,7 @@ from urllib.parse import unquote, urlsplit
 from aiohttp import WSMsgType, web
 from multidict import CIMultiDict
 
+from local import operations as counted
 from local.lambda_events import http_api_event, websocket_event
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]  # an event → the function's answer
@@ -60,6 +61,11 @@ LOOPBACK = "127.0.0.1"
 MANAGEMENT_PREFIX = SOCKET_PATH + "/@connections/"
 JSON = "application/json"
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
+MANAGEMENT_CALLS = {
+    "POST": "PostToConnection",
+    "GET": "GetConnection",
+    "DELETE": "DeleteConnection",
+}
 # the connection's own headers: the server sets them
 HOP_BY_HOP = frozenset(
     {
@@ -107,8 +113,10 @@ class HttpFront:
         access_log: bool = False,
         read_timeout: int = READ_TIMEOUT,
         threads: int = THREADS,
+        operations: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self.invoke = invoke
+        self.operations = operations  # what `GET /_local/operations` answers (loopback)
         self.sockets = sockets
         self.changed = changed
         self.access_log = access_log
@@ -208,7 +216,11 @@ class HttpFront:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         started = time.monotonic()
         path = urlsplit(request.raw_path).path or "/"
-        if path.startswith(MANAGEMENT_PREFIX) and self.sockets is not None:
+        response: web.StreamResponse
+        operations = self.operations
+        if path == counted.PATH and operations is not None and _arrived_at_loopback(request):
+            response = _json(200, await self._call(lambda _: operations(), {}))
+        elif path.startswith(MANAGEMENT_PREFIX) and self.sockets is not None:
             response = await self._manage(request, unquote(path[len(MANAGEMENT_PREFIX) :]))
         elif path == SOCKET_PATH and self.sockets is not None:
             response = await self._socket(request)
@@ -229,6 +241,8 @@ class HttpFront:
         if isinstance(body, web.StreamResponse):
             return body
         event = _event(request, body)
+        counted.COUNTER.count(counted.http_route(request.method, event["rawPath"]))
+        counted.COUNTER.count("lambda:ApiFunction")
         try:
             result = await self._call(self.invoke, event)
         except Exception as error:  # API Gateway answers 500; the worker showed the traceback
@@ -278,6 +292,8 @@ class HttpFront:
                 **what,
             )
 
+        counted.COUNTER.count("apigateway:$connect")
+        counted.COUNTER.count("lambda:SocketFunction")
         try:
             answer = await self._call(self.sockets, event("$connect", query=request.query_string))
         except Exception as error:
@@ -299,6 +315,8 @@ class HttpFront:
                     break
                 if message.type is not WSMsgType.TEXT:
                     continue
+                counted.COUNTER.count("apigateway:$default")
+                counted.COUNTER.count("lambda:SocketFunction")
                 try:
                     answered = await self._call(self.sockets, event("$default", body=message.data))
                 except Exception as error:  # API Gateway drops the message, not the socket
@@ -310,6 +328,9 @@ class HttpFront:
             log.info("socket %s lost: %s", connection, error)
         finally:
             self._connected.pop(connection, None)
+            seconds = time.time() - connected_at
+            counted.COUNTER.count("apigateway:$disconnect", ConnectionSeconds=seconds)
+            counted.COUNTER.count("lambda:SocketFunction")
             try:
                 await self._call(self.sockets, event("$disconnect", disconnect=(status, reason)))
             except Exception as error:  # the items expire; pushes to it find it gone
@@ -322,6 +343,7 @@ class HttpFront:
             return _error(403, "ForbiddenException", "The management API answers on loopback only")
         if not request.headers.get("Authorization", "").startswith("AWS4-HMAC-SHA256 "):
             return _error(403, "ForbiddenException", "Missing Authentication Token")
+        counted.COUNTER.count(f"apigateway:{MANAGEMENT_CALLS.get(request.method, request.method)}")
         found = self._connected.get(connection)
         if found is None or found.response.closed:
             return _error(410, "GoneException", None)

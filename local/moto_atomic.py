@@ -34,6 +34,7 @@ import functools
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -47,6 +48,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.core.responses import ActionResult
 from moto.core.utils import camelcase_to_underscores
 from moto.dynamodb import models as dynamodb_models
@@ -60,7 +62,7 @@ from moto.moto_server.werkzeug_app import (
 from moto.sqs.models import Queue
 from waitress import serve
 
-from local import moto_state
+from local import moto_state, operations
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 STOP_SECONDS = 5.0  # how long the server may take to exit when terminated
@@ -74,6 +76,7 @@ IDLE_SECONDS = 600  # an idle kept-alive connection is closed after this
 SAVE_SECONDS = 5.0  # a crash of the server loses at most the last few seconds' changes
 # Requests that change nothing worth saving: reads, and a queue's receive (a message
 # received but not deleted is visible again after a restart anyway).
+_SCOPE = re.compile(r"Credential=[^/]+/[^/]+/([^/]+)/")
 READ_ONLY = ("Get", "List", "Describe", "Query", "Scan", "BatchGet", "Receive")
 
 
@@ -238,9 +241,32 @@ class AtomicApp:
         self.changed = False  # guarded by `lock`
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        if environ.get("PATH_INFO") == operations.PATH:  # what was counted (loopback only)
+            start_response("200 OK", [("Content-Type", "application/json")])
+            return [json.dumps(operations.COUNTER.snapshot()).encode()]
         with self.lock:
             self.changed = self.changed or _may_change(environ)
-            return list(self._app(environ, start_response))
+            environ["knobelcup.call"] = operations.aws_call(environ)
+            answer = list(self._app(environ, start_response))
+            operations.count_moto_call(environ, answer, _item_size(environ))
+            return answer
+
+
+def _item_size(environ: dict[str, Any]) -> Callable[[str, dict[str, Any]], int]:
+    """The size in bytes of an item of the request's Region, by table name and key."""
+    scope = _SCOPE.search(str(environ.get("HTTP_AUTHORIZATION", "")))
+    region = scope.group(1) if scope else "us-east-1"
+
+    def size(table_name: str, key: dict[str, Any]) -> int:
+        table = dynamodb_models.dynamodb_backends[DEFAULT_ACCOUNT_ID][region].tables.get(table_name)
+        if table is None or table.hash_key_attr not in key:
+            return 0
+        range_attr = table.range_key_attr
+        range_value = DynamoType(key[range_attr]) if range_attr and range_attr in key else None
+        item = table.get_item(DynamoType(key[table.hash_key_attr]), range_value)
+        return int(item.size()) if item is not None else 0
+
+    return size
 
 
 def atomic_app() -> AtomicApp:

@@ -270,10 +270,12 @@ def _serving(
     # Imported here, once the environment is set: the functions read it at import.
     import boto3  # noqa: PLC0415
 
+    from local import operations  # noqa: PLC0415
     from local.checkpoint import Checkpoint  # noqa: PLC0415
+    from local.operations import emulation_config  # noqa: PLC0415
     from local.stack import push_to, start_local_stack, stop_local_stack  # noqa: PLC0415
 
-    checkpoint = Checkpoint.open(boto3.client("dynamodb"), PREFIX)
+    checkpoint = Checkpoint.open(boto3.client("dynamodb", config=emulation_config()), PREFIX)
     stack = start_local_stack(
         PREFIX,
         dice=dice_for(dice_seed),
@@ -297,6 +299,7 @@ def _serving(
             sockets=lambda event: _ready(workers).invoke_socket(event),
             changed=changed,
             access_log=verbose,
+            operations=lambda: operations.counted_everywhere(moto.url),
         )
     except BaseException:
         stop_local_stack()

@@ -48,6 +48,7 @@ from local.delivery import (
 )
 from local.event_filters import stream_filters
 from local.faults import CrashingClient, CrashPlan
+from local.operations import emulation_config
 from local.provision import create_messaging, create_tables, function_timeout
 from local.write_counter import WriteCounter
 
@@ -143,7 +144,10 @@ def start_local_stack(
         build_sweeper(settings, client=faulty(counted, "sweeper"), dice=dice, clock=clock)
     )
     stream_arn = dynamodb.describe_table(TableName=settings.table_name)["Table"]["LatestStreamArn"]
-    tap = StreamTap(boto3.client("dynamodbstreams"), stream_arn, stream_at)
+    # what Lambda's event source mappings and Scheduler do inside AWS: not the service's calls
+    own = emulation_config()
+    tap = StreamTap(boto3.client("dynamodbstreams", config=own), stream_arn, stream_at)
+    pollers = boto3.client("sqs", config=own)
     delivery = LocalDelivery(
         stream_readers=[
             tap.reader(
@@ -155,18 +159,18 @@ def start_local_stack(
         ],
         queue_readers=[
             QueueReader(
-                sqs,
+                pollers,
                 messaging.queues["ProgressionQueue"],
                 progression_app.lambda_handler,
                 "progression",
                 deliveries,
             ),
             QueueReader(
-                sqs, messaging.queues["JobQueue"], jobs_app.lambda_handler, "jobs", deliveries
+                pollers, messaging.queues["JobQueue"], jobs_app.lambda_handler, "jobs", deliveries
             ),
         ],
         schedules=ScheduleFirer(
-            scheduler,
+            boto3.client("scheduler", config=own),
             messaging.schedule_group,
             timeout_app.lambda_handler,
             "timeout",

@@ -13,6 +13,9 @@ import suite_dice
 
 from local.fake_aws import FAKE_AWS_ENV, pointing_elsewhere
 
+# whole tournaments played on moto or on the served stack: minutes each
+LONG = ("tests/progression/", "tests/local/test_capacity_served.py")
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -42,12 +45,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Shuffle the tests with `--shuffle SEED` (a flake hunt: no test may depend on one
-    that ran before it), then move those in `tests/progression` (minutes each) to the
-    front, keeping their order. The same seed gives every xdist worker the same order."""
+    that ran before it), then move those that take minutes each (`LONG`) to the front,
+    keeping their order. The same seed gives every xdist worker the same order."""
     shuffle = config.getoption("--shuffle")
     if shuffle:
         random.Random(shuffle).shuffle(items)
-    items.sort(key=lambda item: "tests/progression/" not in item.nodeid)
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG))
 
 
 @pytest.fixture

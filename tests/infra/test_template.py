@@ -750,3 +750,17 @@ def test_every_alarm_watches_something_the_template_makes(template: dict[str, An
         value = dimension["Value"]
         watched = value["Ref"] if "Ref" in value else value["Fn::GetAtt"][0]
         assert watched in resources, alarm["AlarmName"]
+
+
+def test_the_tables_warm_throughput_is_a_parameter_the_plan_recommends(
+    template: dict[str, Any],
+) -> None:
+    """`knobelcup plan` recommends the table's warm throughput (docs/capacity.md); the
+    defaults are what a new on-demand table has anyway."""
+    warm = _properties(template, "KnobelcupTable")["WarmThroughput"]
+    assert warm == {
+        "WriteUnitsPerSecond": {"Ref": "TableWarmWriteUnits"},
+        "ReadUnitsPerSecond": {"Ref": "TableWarmReadUnits"},
+    }
+    assert template["Parameters"]["TableWarmWriteUnits"]["Default"] == 4000
+    assert template["Parameters"]["TableWarmReadUnits"]["Default"] == 12000

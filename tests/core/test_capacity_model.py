@@ -1,0 +1,82 @@
+"""The capacity model (core/capacity): quotas by Region and overrides, the binding quota,
+the increases it recommends and the largest tournament the defaults carry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.capacity.calibration import Calibration
+from core.capacity.model import Shape, build_plan, warm_throughput, with_increases
+from core.capacity.prices import cost
+from core.capacity.quotas import UnknownQuota, load_quotas
+from core.capacity.report import largest_at, raised, render
+
+CAL = Calibration.load()
+PEOPLE = Shape(pace="people")
+
+
+def test_a_million_people_at_once_are_bound_by_the_api_gateway_account_throttle() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    plan = build_plan(CAL, quotas, 1_000_000, PEOPLE)
+    assert plan.binding.quota.name == "apigateway_rps"
+    assert plan.binding.share > 10
+    assert plan.rounds[0].tables == 166_667
+    # paced to the binding quota, the first round takes its actions at the rate it allows
+    first = plan.rounds[0]
+    assert first.seconds == pytest.approx(first.actions / (first.tables / 4.0 / plan.binding.share))
+
+
+def test_with_the_increases_it_recommends_every_adjustable_quota_holds() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    plan = build_plan(CAL, quotas, 1_000_000, PEOPLE)
+    increases = with_increases(plan)
+    assert {"apigateway_rps", "scheduler_create_tps", "scheduler_delete_tps"} <= set(increases)
+    again = build_plan(CAL, raised(quotas, increases), 1_000_000, PEOPLE)
+    assert all(d.share <= 1 for d in again.demands if d.quota.adjustable)
+    assert again.play_seconds < plan.play_seconds
+    assert warm_throughput(again)[0] > 4000
+
+
+def test_the_largest_tournament_fits_and_one_table_more_does_not() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    largest = largest_at(CAL, quotas, PEOPLE)
+    assert 1_000 < largest < 1_000_000
+
+    def fits(players: int) -> bool:
+        plan = build_plan(CAL, quotas, players, PEOPLE)
+        return all(d.share <= 1 for d in plan.demands if d.paces)
+
+    assert fits(largest)
+    assert not fits(largest + 6)
+
+
+def test_a_region_and_an_override_file_change_the_quotas(tmp_path: Path) -> None:
+    east, _ = load_quotas("us-east-1")
+    frankfurt, read = load_quotas("eu-central-1")
+    assert east["eventbridge_putevents_tps"].value > frankfurt["eventbridge_putevents_tps"].value
+    assert read.startswith("2026-12")
+    mine = tmp_path / "quotas.toml"
+    mine.write_text("apigateway_rps = 50000\n", encoding="utf-8")
+    raised_quotas, _ = load_quotas("us-east-1", mine)
+    assert raised_quotas["apigateway_rps"].value == 50_000
+    assert raised_quotas["apigateway_rps"].overridden
+    wrong = tmp_path / "quotas.json"
+    wrong.write_text('{"api_rps": 1}', encoding="utf-8")
+    with pytest.raises(UnknownQuota, match="api_rps"):
+        load_quotas("us-east-1", wrong)
+
+
+def test_the_report_names_every_quota_the_binding_one_and_the_cost() -> None:
+    quotas, read = load_quotas("us-east-1")
+    plan = build_plan(CAL, quotas, 100_000, PEOPLE)
+    text = render(
+        plan, CAL, game="maexchen", table_size=6, advance=2, region="us-east-1", read=read
+    )
+    for demand in plan.demands:
+        assert demand.quota.name in text
+    assert "<- binding" in text
+    assert "hottest partition keys" in text
+    assert "TableWarmWriteUnits=" in text
+    assert sum(cost(plan, CAL).values()) > 0

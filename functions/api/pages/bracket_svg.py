@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
-from functions.api.pages.markup import clip, count, esc
+from core.words import count, say
+from functions.api.pages.markup import clip, esc
 
 WAITING, PLAYING, OVER, BYE = "waiting", "playing", "over", "bye"
 ON, OUT = "on", "out"
@@ -111,6 +112,7 @@ def render(
     title: str = "",
     standalone: bool = True,
     shrink: float = 1.0,
+    lang: str = "en",
 ) -> str:
     """The picture as SVG; each box links to `{links}tables/{ref}/watch`. A standalone
     document carries the XML declaration; without it, it is for inlining into HTML, where
@@ -131,31 +133,32 @@ def render(
         placed: dict[int, int] = {}
         below = top - GAP_Y  # the lowest edge drawn so far in this column
         final = column is picture.rounds[-1]
-        parts.append(_heading(x, column, final))
+        parts.append(_heading(x, column, final, lang))
         for index, table in enumerate(column.drawn):
             fed = feeders.get(index)
             y = below + GAP_Y
             if fed:
                 y = max(y, (min(fed) + max(fed)) // 2 - layout.height // 2)
             placed[index] = y + layout.height // 2
-            parts.append(_box(table, x, y, layout, links=links, final=final))
+            parts.append(_box(table, x, y, layout, links=links, final=final, lang=lang))
             below = y + layout.height
         if column.total > len(column.drawn):
             below += 22
-            more = count(column.total - len(column.drawn), "more table")
-            parts.append(f'<text class="more" x="{x}" y="{below}">… and {more}</text>')
+            more = count(lang, column.total - len(column.drawn), "more_tables")
+            text = esc(say(lang, "bracket.and_more", more=more))
+            parts.append(f'<text class="more" x="{x}" y="{below}">{text}</text>')
         bottom = max(bottom, below)
         if centres:
             parts.append(_links(picture.rounds[len(centres) - 1], centres[-1], placed, x))
         centres.append(placed)
         x += layout.width + GAP_X
     if picture.rounds and centres[-1]:
-        parts.append(_champion(picture, x, centres[-1][0], layout))
+        parts.append(_champion(picture, x, centres[-1][0], layout, lang))
         bottom = max(bottom, centres[-1][0] + CHAMPION_HEIGHT // 2)
         x += layout.width + GAP_X
     width = x - GAP_X + MARGIN
     height = bottom + MARGIN
-    label = esc(title or "Tournament bracket")
+    label = esc(title or say(lang, "bracket.picture_untitled"))
     head = '<?xml version="1.0" encoding="UTF-8"?>\n' if standalone else ""
     fit = (
         f' style="max-width:100%;height:auto;min-width:{int(width * shrink)}px"'
@@ -184,27 +187,32 @@ def _layout(picture: Picture) -> _Layout:
     )
 
 
-def _heading(x: int, column: RoundColumn, final: bool) -> str:
-    name = "Final" if final else f"Round {column.number}"
+def _heading(x: int, column: RoundColumn, final: bool, lang: str = "en") -> str:
+    name = say(lang, "bracket.final") if final else say(lang, "bracket.round", number=column.number)
+    tables = esc(count(lang, column.total, "tables"))
     return (
-        f'<text class="heading" x="{x}" y="{MARGIN + 14}">{name}</text>'
-        f'<text class="sub" x="{x}" y="{MARGIN + 30}">{count(column.total, "table")}</text>'
+        f'<text class="heading" x="{x}" y="{MARGIN + 14}">{esc(name)}</text>'
+        f'<text class="sub" x="{x}" y="{MARGIN + 30}">{tables}</text>'
     )
 
 
-def _box(table: TableBox, x: int, y: int, layout: _Layout, *, links: str, final: bool) -> str:
+def _box(
+    table: TableBox, x: int, y: int, layout: _Layout, *, links: str, final: bool, lang: str = "en"
+) -> str:
     ref = esc(table.ref)
     href = f"{esc(links)}tables/{ref}/watch"
-    state = {
-        WAITING: "waiting",
-        PLAYING: f"● playing · turn {table.version}",
-        OVER: "over",
-        BYE: "bye",
-    }.get(table.state, esc(table.state))
+    known = table.state in (WAITING, PLAYING, OVER, BYE)
+    state = esc(
+        say(lang, "state.playing_turn", turn=table.version)
+        if table.state == PLAYING
+        else say(lang, f"state.{table.state}")
+        if known
+        else table.state
+    )
     kind = f"table {esc(table.state)}{' final' if final else ''}"
     body = [
         f'<rect class="box" width="{layout.width}" height="{layout.height}" rx="6"/>',
-        f'<text class="ref" x="{PAD}" y="16">{ref}{" · final" if final else ""}</text>',
+        f'<text class="ref" x="{PAD}" y="16">{ref}</text>',
         f'<text class="state" x="{layout.width - PAD}" y="16" text-anchor="end">{state}</text>',
     ]
     column_width = (layout.width - 2 * PAD) // layout.columns
@@ -252,17 +260,18 @@ def _links(before: RoundColumn, centres: dict[int, int], placed: dict[int, int],
     return "".join(lines)
 
 
-def _champion(picture: Picture, x: int, centre: int, layout: _Layout) -> str:
+def _champion(picture: Picture, x: int, centre: int, layout: _Layout, lang: str = "en") -> str:
     """The champion's box right of the final, joined to it by a line."""
     known = picture.champion is not None
     y = centre - CHAMPION_HEIGHT // 2
     start = x - GAP_X
-    name = clip(picture.champion or "to be decided", layout.clip + 2)
+    name = clip(picture.champion or say(lang, "bracket.to_be_decided"), layout.clip + 2)
     tip = f"<title>{esc(picture.champion)}</title>" if known and name != picture.champion else ""
+    label = esc(say(lang, "bracket.champion").upper())
     return (
         f'<path class="link{" done" if known else ""}" d="M{start},{centre}H{x}"/>'
         f'<g class="champion{"" if known else " open"}" transform="translate({x},{y})">'
         f'<rect class="box" width="{layout.width}" height="{CHAMPION_HEIGHT}" rx="8"/>'
-        f'<text class="label" x="{PAD + 4}" y="21">★ CHAMPION</text>'
+        f'<text class="label" x="{PAD + 4}" y="21">★ {label}</text>'
         f'<text class="who" x="{PAD + 4}" y="46">{tip}{esc(name)}</text></g>'
     )

@@ -38,17 +38,17 @@ STYLE = """
 .bracket .final .box{stroke:#d4a017;stroke-width:2}
 .bracket a:hover .box{stroke:#1f2933}
 .bracket .ref{font-size:12px;font-weight:700;fill:#1f2933}
-.bracket .state{font-size:11px;fill:#7b8794}
+.bracket .state{font-size:11px;fill:#52606d}
 .bracket .playing .state{fill:#2563eb;font-weight:600}
 .bracket .name{font-size:12px;fill:#1f2933}
 .bracket .name.on{font-weight:600;fill:#166534}
-.bracket .name.out{fill:#9aa5b1;text-decoration:line-through}
+.bracket .name.out{fill:#616e7c;text-decoration:line-through}
 .bracket .name.gold{font-weight:700;fill:#a16207}
 .bracket .slot{fill:#e4e7eb}
 .bracket .link{fill:none;stroke:#d5dae0;stroke-width:1.5}
-.bracket .link.done{stroke:#7b8794}
+.bracket .link.done{stroke:#52606d}
 .bracket .heading{font-size:14px;font-weight:700;fill:#323f4b}
-.bracket .sub,.bracket .more{font-size:11px;fill:#7b8794}
+.bracket .sub,.bracket .more{font-size:11px;fill:#52606d}
 .bracket .more{font-style:italic}
 .bracket .champion .box{fill:#fff7d6;stroke:#d4a017;stroke-width:2.5}
 .bracket .champion.open .box{fill:#fffdf5;stroke-dasharray:5 4}
@@ -63,6 +63,8 @@ class Seat(NamedTuple):
 
     name: str
     fate: str = ""  # ON: goes on (or won the final), OUT: stayed behind, "": still playing
+    points: str = ""  # while playing, where the game counts them (the projector shows them)
+    to_act: bool = False  # while playing: whose turn it is
 
 
 class TableBox(NamedTuple):
@@ -167,7 +169,7 @@ def render(
     )
     return (
         f'{head}<svg xmlns="http://www.w3.org/2000/svg" '
-        f'xmlns:xlink="http://www.w3.org/1999/xlink" class="bracket" role="img" '
+        f'xmlns:xlink="http://www.w3.org/1999/xlink" class="bracket" role="group" '
         f'width="{width}" height="{height}" viewBox="0 0 {width} {height}"{fit} '
         f'aria-label="{label}"><title>{label}</title><style>{STYLE}</style>'
         f'<rect width="{width}" height="{height}" fill="#f5f7fa"/>' + "".join(parts) + "</svg>"

@@ -63,26 +63,26 @@ ol.standings{margin:0;padding-left:26px;columns:2;column-gap:40px}
 ol.standings li:first-child{font-weight:700;color:#a16207}
 .round{margin:0 0 12px}
 .round h3{font-size:14px;margin:0 0 6px}
-.round .counts{font-weight:400;color:#7b8794}
+.round .counts{font-weight:400;color:#52606d}
 .chips{display:flex;flex-wrap:wrap;gap:6px}
 .chips a{display:inline-block;padding:2px 9px;border-radius:6px;border:1px solid #c3cad3;
 background:#fff;color:#1f2933;text-decoration:none;font-size:13px;font-variant-numeric:tabular-nums}
 .chips a.playing{border-color:#2563eb;background:#eef4ff;color:#1d4ed8;font-weight:600}
 .chips a.over{background:#f1f3f5;color:#52606d}
-.chips a.waiting,.chips a.bye{border-style:dashed;color:#7b8794}
-.muted{color:#7b8794}
+.chips a.waiting,.chips a.bye{border-style:dashed;color:#52606d}
+.muted{color:#52606d}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eef0f2;vertical-align:top}
-th{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:#7b8794;font-weight:700}
+th{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:#52606d;font-weight:700}
 tr.to-act td{background:#eef4ff;font-weight:600}
 tr.on td:first-child{color:#166534;font-weight:700}
-tr.out td{color:#9aa5b1}
+tr.out td{color:#616e7c}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}
-dl.facts dt{color:#7b8794}
+dl.facts dt{color:#52606d}
 dl.facts dd{margin:0;font-weight:600}
 td.events ul{margin:0;padding-left:18px}
 table.log td:not(.events){white-space:nowrap}
-.hidden{color:#9aa5b1;font-style:italic}
+.hidden{color:#616e7c;font-style:italic}
 form{display:flex;flex-wrap:wrap;gap:8px;margin:10px 0}
 input{font:inherit;padding:8px 10px;border:1px solid #c3cad3;border-radius:8px;min-width:0;
 flex:1 1 220px}
@@ -133,7 +133,7 @@ def document(
     offered = other(lang)
     link = (
         f'<a class=lang-switch href="{esc(switch or "?lang=" + offered)}" hreflang={offered} '
-        f'lang={offered} aria-label="{esc(say(offered, "language.switch_label"))}">'
+        f'lang={offered} title="{esc(say(lang, "language.switch_label"))}">'
         f"{esc(say(lang, 'language.switch'))}</a>"
     )
     words = json_data("words", for_scripts(lang)) if scripts else ""

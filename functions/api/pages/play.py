@@ -80,8 +80,8 @@ def play_page(
             f"<section class=card id=table-card hidden><h2 id=table-title>{w('play.your_table')}"
             "</h2><p class=status id=turn></p><div id=seats></div><div id=facts></div></section>",
             f"<section class=card id=story-card hidden><h2 id=story-title>{w('play.story')}</h2>",
-            "<ol class=story id=story role=log aria-live=polite aria-labelledby=story-title>"
-            "</ol></section>",
+            "<div id=story-log role=log aria-live=polite aria-labelledby=story-title>"
+            "<ol class=story id=story></ol></div></section>",
             f"<section class=card id=you hidden><h2>{w('play.you')}</h2><p id=you-text></p>",
             f"<details><summary>{w('play.other_device')}</summary><p class=muted>"
             f"{w('play.other_device_hint')}</p>"

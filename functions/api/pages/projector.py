@@ -28,6 +28,7 @@ SLOTS = 6  # card columns side by side on the board
 CARD_TOP = 62  # a card's title line and padding
 NAME_ROW = 44  # one name a row, in 32 px type: readable across the room
 STANDINGS_SHOWN = 10
+GROWTH = 1.4  # how much larger than the least the cards' type may grow where room is
 PODIUM_HEIGHT = 330  # the top places, large, once the tournament is finished
 
 CSS = """
@@ -63,13 +64,21 @@ border-radius:14px;padding:10px 28px;font-size:36px;font-weight:700}
 padding:6px 10px 8px;min-width:0}
 .tbl.playing{border-color:#60a5fa;background:#1e3a5f}
 .tbl.final{border-color:#fcd34d}
-.tbl .head{display:flex;justify-content:space-between;gap:8px;font-weight:800;font-size:28px}
+.tbl .head{display:flex;justify-content:space-between;gap:8px;font-weight:800;
+font-size:calc(28px * var(--s, 1))}
 .tbl .state{font-weight:400;color:#e5e7eb;font-size:22px;white-space:nowrap}
-.tbl .names{display:grid;grid-template-columns:1fr;font-size:32px;line-height:44px}
-.tbl .names span{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.tbl .names{display:grid;grid-template-columns:1fr;font-size:calc(32px * var(--s, 1));
+line-height:calc(44px * var(--s, 1))}
+.tbl .names>span{display:flex;gap:8px;justify-content:space-between;border-radius:6px;
+padding:0 6px;margin:0 -6px}
+.tbl .names .n{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;min-width:0}
+.tbl .names .pts{font-variant-numeric:tabular-nums;color:#fde68a;flex:none}
+.tbl .names .act{background:#fcd34d;color:#111827;font-weight:800}
+.tbl .names .act .pts{color:#111827}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .tbl .on{color:#86efac;font-weight:700}
 .tbl .out{color:#b8bfca;text-decoration:line-through}
-.lang-switch{font-size:20px}
+.projector .lang-switch{font-size:20px;color:#1f2933;top:auto;right:auto;bottom:14px;left:28px}
 .round .more{font-size:24px;color:#e5e7eb;margin-top:8px}
 """
 
@@ -202,7 +211,15 @@ def _rounds(picture: Picture, *, crowned: bool, lang: str = "en") -> str:
             break
         slots[max(wanting, key=lambda i: len(columns[i].drawn) / slots[i])] += 1
     skipped = len(picture.rounds) - len(columns)
-    parts = ["<div class=rounds>"]
+    # what the tallest column needs, and so how much larger the type may grow to fill
+    # the screen (a few tables in a pub: half as large again)
+    card = CARD_TOP + NAME_ROW * name_rows
+    tallest = max(
+        (-(-min(len(c.drawn), s * per_slot) // s) for c, s in zip(columns, slots, strict=True)),
+        default=1,
+    )
+    scale = max(1.0, min(GROWTH, height / max(1, tallest * (card + 10))))
+    parts = [f'<div class=rounds style="--s:{scale:.2f}">']
     for index, (column, width) in enumerate(zip(columns, slots, strict=True)):
         final = column is picture.rounds[-1]
         earlier = skipped if index == 0 else 0
@@ -232,8 +249,14 @@ def _round(  # noqa: PLR0917  # the round's place on the board, all needed
 
 
 def _card(table: TableBox, final: bool, lang: str = "en") -> str:
+    turn = esc(say(lang, "projector.to_act"))
     names = "".join(
-        f"<span class={seat.fate or 'in'}>{esc(seat.name)}</span>" for seat in table.seats
+        f"<span class='{seat.fate or 'in'}{' act' if seat.to_act else ''}'>"
+        f"<span class=n>{esc(seat.name)}</span>"
+        + (f"<span class=sr> ({turn})</span>" if seat.to_act else "")
+        + (f"<span class=pts>{esc(seat.points)}</span>" if seat.points else "")
+        + "</span>"
+        for seat in table.seats
     )
     if not table.seats:
         names = f"<span class=in>{esc(count(lang, table.planned, 'seats'))}</span>"

@@ -78,8 +78,8 @@ def watch_page(
         f"<section class=card><h2 id=story-title>{esc(say(lang, 'watch.story'))}</h2>",
         f"<noscript><p class=muted>{esc(say(lang, 'watch.story_needs_script'))} "
         f"<a href=log>{esc(say(lang, 'watch.log'))}</a>.</p></noscript>",
-        "<ol class=story id=story role=log aria-live=polite aria-labelledby=story-title></ol>"
-        "</section>",
+        "<div id=story-log role=log aria-live=polite aria-labelledby=story-title>"
+        "<ol class=story id=story></ol></div></section>",
         json_data("table-data", data),
         "</main>",
     ]

@@ -89,6 +89,8 @@ def bracket_page(
         champion = picture.champion if picture else None
         refresh = _refresh(tournament, drawn)
         if projector in ("1", "true", "yes"):
+            if picture is not None:
+                picture = _at_play(picture, tables)
             play = site_url(f"tournaments/{quote(tournament.id, safe='')}/play") or "play"
             if code and _is_join_code(tournament, code):
                 play += f"?code={quote(code.strip(), safe='')}"
@@ -293,6 +295,40 @@ def _box(
         return svg.TableBox(str(ref), svg.OVER, seats, planned, successor, table.version)
     seats = tuple(svg.Seat(names.get(p, p)) for p in table.seating.seats)
     return svg.TableBox(str(ref), svg.PLAYING, seats, planned, successor, table.version)
+
+
+# seat keys that count what a player has (or has against them), the first one found shown
+POINTS = ("penalty_points", "score", "points", "lives", "sticks", "chips")
+AT_PLAY_SHOWN = 48  # tables in play whose points the projector shows at most (a replay each)
+
+
+def _at_play(picture: Picture, tables: list[dict[int, TableRecord]]) -> Picture:
+    """`picture` with each table in play's points and whose turn it is (the projector's),
+    from the table items already read."""
+    from functions.api.pages import bracket_svg as svg  # noqa: PLC0415
+
+    budget = AT_PLAY_SHOWN
+    columns = []
+    for column, seated in zip(picture.rounds, tables, strict=False):
+        boxes = []
+        for index, box in enumerate(column.drawn):
+            record = seated.get(index)
+            if box.state != svg.PLAYING or record is None or budget <= 0:
+                boxes.append(box)
+                continue
+            budget -= 1
+            view = services().turns.public_view(record)
+            by_player = {seat.get("player"): seat for seat in view.get("seats") or []}
+            seats = []
+            for player, seat in zip(record.seating.seats, box.seats, strict=False):
+                shown = by_player.get(player, {})
+                points = next((shown[k] for k in POINTS if isinstance(shown.get(k), int)), None)
+                limit = (view.get("options") or {}).get("penalty_limit")
+                text = "" if points is None else f"{points}/{limit}" if limit else str(points)
+                seats.append(seat._replace(points=text, to_act=player == view.get("to_act")))
+            boxes.append(box._replace(seats=tuple(seats)))
+        columns.append(column._replace(tables=(*boxes, *column.tables[len(boxes) :])))
+    return picture._replace(rounds=tuple(columns))
 
 
 def tournament_info(tournament: TournamentRecord) -> TournamentInfo:

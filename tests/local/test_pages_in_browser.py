@@ -51,6 +51,20 @@ CUT_OFF = """() => {
   }
   return cut;
 }"""
+# Texts of the bracket picture that overlap one another (any two boxes intersecting).
+OVERLAPS = """() => {
+  const boxes = [...document.querySelectorAll('svg.bracket text')]
+    .map(t => [t.textContent.trim(), t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+  const hit = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, r] = boxes[i], [b, q] = boxes[j];
+    if (r.left < q.right - 1 && q.left < r.right - 1
+        && r.top < q.bottom - 1 && q.top < r.bottom - 1) {
+      hit.push(a + " / " + b);
+    }
+  }
+  return hit;
+}"""
 SEATS: dict[str, dict[str, str]] = {}  # tournament -> player id -> token (the running one)
 
 
@@ -130,7 +144,11 @@ def test_a_running_tournament_looks_right(
     page, errors = _open(browser, f"{site}/bracket", size)
     assert page.locator(".chips a.playing").count() == 6
     assert page.evaluate("document.documentElement.dataset.live") == "in place"
+    assert page.evaluate(OVERLAPS) == []
     _looks_right(page, errors, "bracket-running", size)
+    page, errors = _open(browser, f"{site}/bracket?lang=de", size)
+    assert page.evaluate(OVERLAPS) == []
+    _looks_right(page, errors, "bracket-running-de", size)
 
     page, errors = _open(browser, f"{site}/play", size)
     assert page.is_visible("#join") and "closed" in (page.text_content("#notice") or "")
@@ -144,6 +162,7 @@ def test_a_finished_tournament_looks_right(
     site = f"{service_url}/tournaments/{finished['tournament_id']}"
     page, errors = _open(browser, f"{site}/bracket", size)
     assert page.text_content(".champion .who") == finished["champion_name"]
+    assert page.evaluate(OVERLAPS) == []
     _looks_right(page, errors, "bracket-finished", size)
 
     page, errors = _open(browser, f"{site}/tables/R1-1/watch", size)

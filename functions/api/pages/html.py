@@ -295,7 +295,7 @@ def live_main(tournament: str, refresh: int | None, socket: str, *, narrow: bool
 def _round_list(column: RoundColumn, final: bool, lang: str = "en") -> str:
     states = [table.state for table in column.drawn]
     counts = [
-        say(lang, f"bracket.count_{state}", n=number(lang, states.count(state)))
+        count(lang, states.count(state), f"in_{state}")
         for state in (PLAYING, OVER, WAITING)
         if states.count(state)
     ]

@@ -37,7 +37,8 @@ def test_the_order_of_the_choices() -> None:
     assert choose(asked="de", remembered="en") == "de"
     assert choose(asked="xx", remembered="zz", organizer="", accept="fr") == "en"
     assert accepted("de;q=abc, en;q=0.1") == "en"
-    assert switch_href("en", "projector=1&code=X&lang=en") == "?projector=1&code=X&lang=de"
+    assert switch_href("en", "projector=1&code=X&lang=en") == "?projector=1&lang=de"
+    assert switch_href("de", "code=X&x=<b>", ("code",)) == "?code=X&lang=en"
 
 
 def test_every_page_follows_accept_language_and_says_so(stack: Stack) -> None:

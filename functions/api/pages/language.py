@@ -47,7 +47,8 @@ def other(lang: str) -> str:
     return "en" if lang == "de" else "de"
 
 
-def switch_href(lang: str, query: str) -> str:
-    """The switch's link: the page's own `query` with `lang` set to the other language."""
-    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "lang"]
+def switch_href(lang: str, query: str, keep: tuple[str, ...] = ("projector",)) -> str:
+    """The switch's link: the other language, with those of the page's own `query`
+    parameters named in `keep` (never any other: a page echoes nothing it was sent)."""
+    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k in keep]
     return "?" + urlencode([*kept, ("lang", other(lang))])

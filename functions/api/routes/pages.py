@@ -84,7 +84,10 @@ def bracket_page(
         picture = None if plan is None else _picture(plan, tables, tournament, names)
         drawn = sum(len(column.drawn) for column in picture.rounds) if picture else 0
         info = tournament_info(tournament)
-        lang, switch = page_language(tournament)
+        right_code = bool(code) and _is_join_code(tournament, code)
+        lang, switch = page_language(
+            tournament, ("projector", "code") if right_code else ("projector",)
+        )
         named = [(place, names.get(p, p)) for place, p in standings]
         champion = picture.champion if picture else None
         refresh = _refresh(tournament, drawn)
@@ -92,7 +95,7 @@ def bracket_page(
             if picture is not None:
                 picture = _at_play(picture, tables)
             play = site_url(f"tournaments/{quote(tournament.id, safe='')}/play") or "play"
-            if code and _is_join_code(tournament, code):
+            if right_code:
                 play += f"?code={quote(code.strip(), safe='')}"
             return projector_page(
                 info,
@@ -383,9 +386,11 @@ def _asked_language() -> str:
     return asked if asked in LANGUAGES else ""
 
 
-def page_language(tournament: TournamentRecord | None = None) -> tuple[str, str]:
+def page_language(
+    tournament: TournamentRecord | None = None, keep: tuple[str, ...] = ("projector",)
+) -> tuple[str, str]:
     """The language a page is drawn in (`functions.api.pages.language.choose`) and the
-    link of its switch to the other one."""
+    link of its switch to the other one, keeping the query parameters named in `keep`."""
     from functions.api.pages import language  # noqa: PLC0415
 
     event = router.current_event
@@ -402,7 +407,7 @@ def page_language(tournament: TournamentRecord | None = None) -> tuple[str, str]
         accept=event.headers.get("accept-language", ""),
     )
     query = event.raw_event.get("rawQueryString") or ""
-    return lang, language.switch_href(lang, query)
+    return lang, language.switch_href(lang, query, keep)
 
 
 def socket_url() -> str:

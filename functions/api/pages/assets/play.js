@@ -219,6 +219,7 @@
     } else if (!where.table) {
       notice(where.tournament_status === "running" || where.tournament_status === "starting"
         ? K.say("play.waiting_table") : K.say("play.waiting_start"), "");
+      if (!headerKept) refreshHeader(); // players keep joining: the header counts them
     }
     $("you-text").textContent = text;
   }
@@ -226,22 +227,31 @@
   // A seating means the tournament has moved on (started, or a new round): the header
   // read when the page opened would still say "open". Round 1's tables can be seated
   // before the start job marks the tournament running, so "starting" is read again.
+  let headerKept = false; // a refreshHeader loop runs
   async function refreshHeader() {
+    headerKept = true;
     const cup = await K.api("GET", base);
+    headerKept = false;
     if (cup.status !== 200) return;
     showTournament(cup.body);
     // while it starts, and while players still join, the header keeps up by itself
-    if (cup.body.status === "starting") setTimeout(refreshHeader, 1000);
-    else if (["created", "open", "closed"].includes(cup.body.status) && !table) setTimeout(refreshHeader, 5000);
+    const again = cup.body.status === "starting" ? 1000
+      : ["created", "open", "closed"].includes(cup.body.status) && !table ? 5000 : 0;
+    if (again) {
+      headerKept = true;
+      setTimeout(refreshHeader, again);
+    }
   }
 
   // The header as the tournament stands now: its status and how many play.
   function showTournament(cup) {
     const badge = document.querySelector("header .badge");
     if (badge) {
-      badge.textContent = K.say("status." + cup.status);
-      badge.className = "badge " + cup.status;
-      badge.dataset.status = cup.status;
+      // seated while the start job still seats others: for this player it has begun
+      const status = cup.status === "starting" && table ? "running" : cup.status;
+      badge.textContent = K.say("status." + status);
+      badge.className = "badge " + status;
+      badge.dataset.status = status;
     }
     const players = document.querySelector("header .players");
     if (players) players.textContent = K.count(cup.player_count, "players");

@@ -77,6 +77,11 @@ def add_parser(commands: Any) -> None:
         "--join-code", help="players must type this code to register (4-32 letters, digits, -)"
     )
     create.add_argument(
+        "--language",
+        choices=("de", "en"),
+        help="the pages' language for this tournament (default: each browser's own)",
+    )
+    create.add_argument(
         "--organizer-key",
         default=os.environ.get("KNOBELCUP_ORGANIZER_KEY"),
         help="the deployment's key for creating tournaments, where it sets one"
@@ -199,6 +204,8 @@ class Organizer:
             body["turn_timeout_seconds"] = args.turn_timeout
         if args.join_code:
             body["join_code"] = args.join_code
+        if args.language:
+            body["language"] = args.language
         made = self._requests.ok(
             "POST", "/tournaments", body, idempotent=False, token=args.organizer_key
         )

@@ -62,6 +62,12 @@ class CreateTournament(Strict):
         " compared ignoring case; stored only as a hash, never shown again",
         examples=["KNEIPE-7"],
     )
+    language: Literal["de", "en"] | None = Field(
+        default=None,
+        description="the language of the tournament's pages: `de` or `en`; none: each"
+        " browser's own (`Accept-Language`); a page's `?lang=` or its switch still wins",
+        examples=["de"],
+    )
 
     @field_validator("name")
     @classmethod
@@ -253,6 +259,9 @@ class TournamentView(Lazy):
     )
     join_code_required: bool = Field(
         default=False, description="whether registering needs the tournament's join code"
+    )
+    language: str | None = Field(
+        default=None, description="the language the organizer chose for the pages, if any"
     )
 
 

@@ -93,10 +93,12 @@ class TournamentService:
         player_limit: int,
         turn_timeout_seconds: int | None,
         join_code: str | None = None,
+        language: str | None = None,
         audit: Audit | None = None,
     ) -> tuple[TournamentRecord, str]:
         """A new tournament in `draft` and its organizer token (shown only now); with a
-        `join_code`, registering needs it (stored only as a hash)."""
+        `join_code`, registering needs it (stored only as a hash); `language` ("de",
+        "en"): the pages' language the organizer chose, none: each browser's own."""
         rules = get_game(game)
         raw = dict(options)
         if turn_timeout_seconds is not None:
@@ -122,6 +124,7 @@ class TournamentService:
             created_at=now,
             expires_at=now + self._retention,
             join_code_hash=join_code_hash(join_code) if join_code else "",
+            language=language or "",
             bracket_rule=CURRENT_RULE,  # kept for good: a later rule never changes its plan
         )
         detail = {"name": tournament.name, "game": tournament.game}

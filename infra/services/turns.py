@@ -200,6 +200,11 @@ class TurnService:
         view = game.view(state, None)
         return {**_envelope(table), "deadline": turn_deadline(table), "view": view}
 
+    def public_view(self, table: TableRecord) -> dict[str, Any]:
+        """The spectator's view of a table already read (no hidden throw at all)."""
+        view: dict[str, Any] = get_game(table.seating.game).view(self._state(table), None)
+        return view
+
     def audit_log(self, tournament: str, ref: str) -> dict[str, Any]:
         """Every step of the table; hidden dice stay hidden until the table is over."""
         table = self._load(tournament, ref)

@@ -63,6 +63,9 @@ class TournamentRecord:
     # the bracket rule the tournament was created under (core.bracket.plan, docs/rules.md
     # §5.11); an item stored before rules were numbered plays the rule of 2026-12-01
     bracket_rule: int = LEGACY_RULE
+    # the pages' language the organizer chose ("de", "en"); "": each browser's own. An
+    # item stored before languages has no attribute `language` and follows the browser
+    language: str = ""
 
     def to_item(self) -> dict[str, Any]:
         """The DynamoDB item."""
@@ -95,6 +98,7 @@ class TournamentRecord:
             **(self.job.attributes() if self.job is not None else {}),
             **({"join_code_hash": {"S": self.join_code_hash}} if self.join_code_hash else {}),
             **({"tables_stopped": {"N": str(self.tables_stopped)}} if self.tables_stopped else {}),
+            **({"language": {"S": self.language}} if self.language else {}),
         }
 
     @classmethod
@@ -122,6 +126,7 @@ class TournamentRecord:
             organizer_generation=int(item.get("organizer_generation", {"N": "1"})["N"]),
             tables_stopped=int(item.get("tables_stopped", {"N": "0"})["N"]),
             bracket_rule=int(item.get("bracket_rule", {"N": str(LEGACY_RULE)})["N"]),
+            language=item.get("language", {"S": ""})["S"],
         )
 
 

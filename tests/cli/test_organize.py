@@ -175,6 +175,14 @@ def test_create_with_the_deployment_s_key_and_a_join_code(
     assert read["join_code_required"] is True
 
 
+def test_create_in_german_makes_the_pages_german(service: InProcess, tmp_path: Path) -> None:
+    ring = tmp_path / "tournaments.json"
+    code, _ = organize(service, ring, "create", "--name", "Kneipe", "--no-qr", "--language", "de")
+    [kept] = TokenFile(ring).all()
+    assert code == 0
+    assert service.ok("GET", f"/tournaments/{kept.tournament_id}")["language"] == "de"
+
+
 def test_a_status_watch_goes_on_after_a_rotation_from_this_computer(
     service: InProcess, tmp_path: Path
 ) -> None:

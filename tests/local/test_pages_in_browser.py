@@ -8,12 +8,14 @@ pages draw what they are given without script errors.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from axe import violations
 from browser import PHONE, SCREEN, WAIT_MS, chromium, page_errors, screenshot, sideways_scroll
 from playwright.sync_api import Browser, Page
 from served import open_cup, play_tournament
@@ -33,6 +35,37 @@ SMALLEST_TEXT = """() => {
   }
   return smallest;
 }"""
+# Text that does not show whole: cut by its box (an ellipsis, hidden overflow) or by the
+# screen's edge.
+CUT_OFF = """() => {
+  const cut = [];
+  for (const element of document.querySelectorAll('body *')) {
+    const own = [...element.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    const box = element.getBoundingClientRect();
+    if (!own || box.width === 0 || box.height === 0) continue;
+    if (element.closest('svg, .sr')) continue;
+    if (element.scrollWidth > element.clientWidth + 1 && element.clientWidth > 0
+        || box.right > innerWidth + 1 || box.bottom > innerHeight + 1) {
+      cut.push(element.textContent.trim().slice(0, 40));
+    }
+  }
+  return cut;
+}"""
+# Texts of the bracket picture that overlap one another (any two boxes intersecting).
+OVERLAPS = """() => {
+  const boxes = [...document.querySelectorAll('svg.bracket text')]
+    .map(t => [t.textContent.trim(), t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+  const hit = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, r] = boxes[i], [b, q] = boxes[j];
+    if (r.left < q.right - 1 && q.left < r.right - 1
+        && r.top < q.bottom - 1 && q.top < r.bottom - 1) {
+      hit.push(a + " / " + b);
+    }
+  }
+  return hit;
+}"""
+SEATS: dict[str, dict[str, str]] = {}  # tournament -> player id -> token (the running one)
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +91,7 @@ def running(service_url: str) -> str:
     for name in bot_names(24):
         player = api.ok("POST", f"/tournaments/{tournament}/players", {"name": name})
         tokens[player["player_id"]] = player["player_token"]
+    SEATS[str(tournament)] = tokens
     api.ok("POST", f"/tournaments/{tournament}/start", {"seed": "looks"}, token=organizer)
     deadline = time.monotonic() + 30
     while api.ok("GET", f"/tournaments/{tournament}")["status"] != "running":
@@ -110,7 +144,11 @@ def test_a_running_tournament_looks_right(
     page, errors = _open(browser, f"{site}/bracket", size)
     assert page.locator(".chips a.playing").count() == 6
     assert page.evaluate("document.documentElement.dataset.live") == "in place"
+    assert page.evaluate(OVERLAPS) == []
     _looks_right(page, errors, "bracket-running", size)
+    page, errors = _open(browser, f"{site}/bracket?lang=de", size)
+    assert page.evaluate(OVERLAPS) == []
+    _looks_right(page, errors, "bracket-running-de", size)
 
     page, errors = _open(browser, f"{site}/play", size)
     assert page.is_visible("#join") and "closed" in (page.text_content("#notice") or "")
@@ -124,6 +162,7 @@ def test_a_finished_tournament_looks_right(
     site = f"{service_url}/tournaments/{finished['tournament_id']}"
     page, errors = _open(browser, f"{site}/bracket", size)
     assert page.text_content(".champion .who") == finished["champion_name"]
+    assert page.evaluate(OVERLAPS) == []
     _looks_right(page, errors, "bracket-finished", size)
 
     page, errors = _open(browser, f"{site}/tables/R1-1/watch", size)
@@ -156,6 +195,12 @@ def test_the_projector_view_fits_one_screen_in_large_type(
     )
     assert size == [1920, 1080], "the projector view must fit one screen"
     assert page.evaluate(SMALLEST_TEXT) >= 14
+    assert page.evaluate(CUT_OFF) == [], "text cut off on the projector"
+    names = page.eval_on_selector_all(
+        ".tbl .names span, .standings li",
+        "els => els.map(e => parseFloat(getComputedStyle(e).fontSize))",
+    )
+    assert names and min(names) >= 32, "player names under 32 px on the projector"
     assert page.text_content(".url") == f"{site}/play"
     modules = page.get_attribute('.qr svg path[stroke="#000"]', "d")
     assert modules and f'd="{modules}"' in qr_svg(f"{site}/play")  # the code of that address
@@ -166,3 +211,36 @@ def test_the_projector_view_fits_one_screen_in_large_type(
     else:
         assert "24 of 24 players still in" in (page.text_content(".standings") or "")
     _looks_right(page, errors, f"bracket-projector-{which}", "1920")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_pages_pass_axe_in_both_languages(
+    browser: Browser, service_url: str, running: str, lang: str
+) -> None:
+    """axe-core finds nothing serious or critical on play (joining, and at a table),
+    watch, bracket and projector, in English and in German."""
+    site = f"{service_url}/tournaments/{running}"
+    to_act = ApiClient(service_url).ok("GET", f"/tournaments/{running}/tables/R1-1")["view"]
+    token = SEATS[running][to_act["to_act"]]
+    pages = {
+        "play-join": (f"{site}/play?lang={lang}", "375"),
+        "play-table": (f"{site}/play?lang={lang}#token={token}", "375"),
+        "watch": (f"{site}/tables/R1-1/watch?lang={lang}", "375"),
+        "bracket": (f"{site}/bracket?lang={lang}", "375"),
+        "projector": (f"{site}/bracket?projector=1&lang={lang}", "1920"),
+    }
+    found: dict[str, list[dict[str, Any]]] = {}
+    for name, (url, size) in pages.items():
+        page, errors = _open(browser, url, size)
+        assert page.get_attribute("html", "lang") == lang
+        if name == "play-table":
+            page.wait_for_selector("#actions button:enabled")
+            assert page.get_attribute("#story-log", "role") == "log"
+        found[name] = violations(page)
+        if lang == "de" and name in ("play-table", "projector"):
+            picture = f"{name}-de-{size}.png"
+            screenshot(page, picture)
+        assert errors == [], errors
+        page.close()
+    bad = {name: v for name, v in found.items() if v}
+    assert not bad, f"{lang}: {json.dumps(bad, indent=1, ensure_ascii=False)}"

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
-from functions.api.pages.markup import clip, count, esc
+from core.words import count, say
+from functions.api.pages.markup import clip, esc
 
 WAITING, PLAYING, OVER, BYE = "waiting", "playing", "over", "bye"
 ON, OUT = "on", "out"
@@ -37,17 +38,17 @@ STYLE = """
 .bracket .final .box{stroke:#d4a017;stroke-width:2}
 .bracket a:hover .box{stroke:#1f2933}
 .bracket .ref{font-size:12px;font-weight:700;fill:#1f2933}
-.bracket .state{font-size:11px;fill:#7b8794}
+.bracket .state{font-size:11px;fill:#52606d}
 .bracket .playing .state{fill:#2563eb;font-weight:600}
 .bracket .name{font-size:12px;fill:#1f2933}
 .bracket .name.on{font-weight:600;fill:#166534}
-.bracket .name.out{fill:#9aa5b1;text-decoration:line-through}
+.bracket .name.out{fill:#616e7c;text-decoration:line-through}
 .bracket .name.gold{font-weight:700;fill:#a16207}
 .bracket .slot{fill:#e4e7eb}
 .bracket .link{fill:none;stroke:#d5dae0;stroke-width:1.5}
-.bracket .link.done{stroke:#7b8794}
+.bracket .link.done{stroke:#52606d}
 .bracket .heading{font-size:14px;font-weight:700;fill:#323f4b}
-.bracket .sub,.bracket .more{font-size:11px;fill:#7b8794}
+.bracket .sub,.bracket .more{font-size:11px;fill:#52606d}
 .bracket .more{font-style:italic}
 .bracket .champion .box{fill:#fff7d6;stroke:#d4a017;stroke-width:2.5}
 .bracket .champion.open .box{fill:#fffdf5;stroke-dasharray:5 4}
@@ -62,6 +63,8 @@ class Seat(NamedTuple):
 
     name: str
     fate: str = ""  # ON: goes on (or won the final), OUT: stayed behind, "": still playing
+    points: str = ""  # while playing, where the game counts them (the projector shows them)
+    to_act: bool = False  # while playing: whose turn it is
 
 
 class TableBox(NamedTuple):
@@ -111,6 +114,7 @@ def render(
     title: str = "",
     standalone: bool = True,
     shrink: float = 1.0,
+    lang: str = "en",
 ) -> str:
     """The picture as SVG; each box links to `{links}tables/{ref}/watch`. A standalone
     document carries the XML declaration; without it, it is for inlining into HTML, where
@@ -131,31 +135,32 @@ def render(
         placed: dict[int, int] = {}
         below = top - GAP_Y  # the lowest edge drawn so far in this column
         final = column is picture.rounds[-1]
-        parts.append(_heading(x, column, final))
+        parts.append(_heading(x, column, final, lang))
         for index, table in enumerate(column.drawn):
             fed = feeders.get(index)
             y = below + GAP_Y
             if fed:
                 y = max(y, (min(fed) + max(fed)) // 2 - layout.height // 2)
             placed[index] = y + layout.height // 2
-            parts.append(_box(table, x, y, layout, links=links, final=final))
+            parts.append(_box(table, x, y, layout, links=links, final=final, lang=lang))
             below = y + layout.height
         if column.total > len(column.drawn):
             below += 22
-            more = count(column.total - len(column.drawn), "more table")
-            parts.append(f'<text class="more" x="{x}" y="{below}">… and {more}</text>')
+            more = count(lang, column.total - len(column.drawn), "more_tables")
+            text = esc(say(lang, "bracket.and_more", more=more))
+            parts.append(f'<text class="more" x="{x}" y="{below}">{text}</text>')
         bottom = max(bottom, below)
         if centres:
             parts.append(_links(picture.rounds[len(centres) - 1], centres[-1], placed, x))
         centres.append(placed)
         x += layout.width + GAP_X
     if picture.rounds and centres[-1]:
-        parts.append(_champion(picture, x, centres[-1][0], layout))
+        parts.append(_champion(picture, x, centres[-1][0], layout, lang))
         bottom = max(bottom, centres[-1][0] + CHAMPION_HEIGHT // 2)
         x += layout.width + GAP_X
     width = x - GAP_X + MARGIN
     height = bottom + MARGIN
-    label = esc(title or "Tournament bracket")
+    label = esc(title or say(lang, "bracket.picture_untitled"))
     head = '<?xml version="1.0" encoding="UTF-8"?>\n' if standalone else ""
     fit = (
         f' style="max-width:100%;height:auto;min-width:{int(width * shrink)}px"'
@@ -164,7 +169,7 @@ def render(
     )
     return (
         f'{head}<svg xmlns="http://www.w3.org/2000/svg" '
-        f'xmlns:xlink="http://www.w3.org/1999/xlink" class="bracket" role="img" '
+        f'xmlns:xlink="http://www.w3.org/1999/xlink" class="bracket" role="group" '
         f'width="{width}" height="{height}" viewBox="0 0 {width} {height}"{fit} '
         f'aria-label="{label}"><title>{label}</title><style>{STYLE}</style>'
         f'<rect width="{width}" height="{height}" fill="#f5f7fa"/>' + "".join(parts) + "</svg>"
@@ -184,27 +189,32 @@ def _layout(picture: Picture) -> _Layout:
     )
 
 
-def _heading(x: int, column: RoundColumn, final: bool) -> str:
-    name = "Final" if final else f"Round {column.number}"
+def _heading(x: int, column: RoundColumn, final: bool, lang: str = "en") -> str:
+    name = say(lang, "bracket.final") if final else say(lang, "bracket.round", number=column.number)
+    tables = esc(count(lang, column.total, "tables"))
     return (
-        f'<text class="heading" x="{x}" y="{MARGIN + 14}">{name}</text>'
-        f'<text class="sub" x="{x}" y="{MARGIN + 30}">{count(column.total, "table")}</text>'
+        f'<text class="heading" x="{x}" y="{MARGIN + 14}">{esc(name)}</text>'
+        f'<text class="sub" x="{x}" y="{MARGIN + 30}">{tables}</text>'
     )
 
 
-def _box(table: TableBox, x: int, y: int, layout: _Layout, *, links: str, final: bool) -> str:
+def _box(
+    table: TableBox, x: int, y: int, layout: _Layout, *, links: str, final: bool, lang: str = "en"
+) -> str:
     ref = esc(table.ref)
     href = f"{esc(links)}tables/{ref}/watch"
-    state = {
-        WAITING: "waiting",
-        PLAYING: f"● playing · turn {table.version}",
-        OVER: "over",
-        BYE: "bye",
-    }.get(table.state, esc(table.state))
+    known = table.state in (WAITING, PLAYING, OVER, BYE)
+    state = esc(
+        say(lang, "state.playing_turn", turn=table.version)
+        if table.state == PLAYING
+        else say(lang, f"state.{table.state}")
+        if known
+        else table.state
+    )
     kind = f"table {esc(table.state)}{' final' if final else ''}"
     body = [
         f'<rect class="box" width="{layout.width}" height="{layout.height}" rx="6"/>',
-        f'<text class="ref" x="{PAD}" y="16">{ref}{" · final" if final else ""}</text>',
+        f'<text class="ref" x="{PAD}" y="16">{ref}</text>',
         f'<text class="state" x="{layout.width - PAD}" y="16" text-anchor="end">{state}</text>',
     ]
     column_width = (layout.width - 2 * PAD) // layout.columns
@@ -252,17 +262,18 @@ def _links(before: RoundColumn, centres: dict[int, int], placed: dict[int, int],
     return "".join(lines)
 
 
-def _champion(picture: Picture, x: int, centre: int, layout: _Layout) -> str:
+def _champion(picture: Picture, x: int, centre: int, layout: _Layout, lang: str = "en") -> str:
     """The champion's box right of the final, joined to it by a line."""
     known = picture.champion is not None
     y = centre - CHAMPION_HEIGHT // 2
     start = x - GAP_X
-    name = clip(picture.champion or "to be decided", layout.clip + 2)
+    name = clip(picture.champion or say(lang, "bracket.to_be_decided"), layout.clip + 2)
     tip = f"<title>{esc(picture.champion)}</title>" if known and name != picture.champion else ""
+    label = esc(say(lang, "bracket.champion").upper())
     return (
         f'<path class="link{" done" if known else ""}" d="M{start},{centre}H{x}"/>'
         f'<g class="champion{"" if known else " open"}" transform="translate({x},{y})">'
         f'<rect class="box" width="{layout.width}" height="{CHAMPION_HEIGHT}" rx="8"/>'
-        f'<text class="label" x="{PAD + 4}" y="21">★ CHAMPION</text>'
+        f'<text class="label" x="{PAD + 4}" y="21">★ {label}</text>'
         f'<text class="who" x="{PAD + 4}" y="46">{tip}{esc(name)}</text></g>'
     )

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from core.registry import game_title
+from core.words import count, for_scripts, number, say
 from functions.api.pages.bracket_svg import (
     BYE,
     OVER,
@@ -23,14 +24,21 @@ from functions.api.pages.bracket_svg import (
     RoundColumn,
     render,
 )
+from functions.api.pages.language import other
 from functions.api.pages.live_css import LIVE_CSS
-from functions.api.pages.markup import count, esc
+from functions.api.pages.markup import esc
 
 CSS = """
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",
 Arial,sans-serif;color:#1f2933;background:#f5f7fa}
 a{color:#1d4ed8}
-header{background:#1f2933;color:#fff;padding:18px 28px}
+header{background:#1f2933;color:#fff;padding:18px 120px 18px 28px}
+.lang-switch{position:absolute;top:10px;right:12px;z-index:2;display:inline-block;
+min-height:24px;padding:4px 12px;border-radius:8px;background:#fff;color:#1f2933;font-weight:700;
+text-decoration:none;border:2px solid #1f2933}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid #f59e0b;
+outline-offset:2px;box-shadow:0 0 0 5px #1f2933}
 header h1{margin:0;font-size:28px;font-weight:750}
 header .meta{color:#cbd2d9;margin-top:4px}
 header a{color:#9fc1ff}
@@ -55,32 +63,32 @@ ol.standings{margin:0;padding-left:26px;columns:2;column-gap:40px}
 ol.standings li:first-child{font-weight:700;color:#a16207}
 .round{margin:0 0 12px}
 .round h3{font-size:14px;margin:0 0 6px}
-.round .counts{font-weight:400;color:#7b8794}
+.round .counts{font-weight:400;color:#52606d}
 .chips{display:flex;flex-wrap:wrap;gap:6px}
 .chips a{display:inline-block;padding:2px 9px;border-radius:6px;border:1px solid #c3cad3;
 background:#fff;color:#1f2933;text-decoration:none;font-size:13px;font-variant-numeric:tabular-nums}
 .chips a.playing{border-color:#2563eb;background:#eef4ff;color:#1d4ed8;font-weight:600}
 .chips a.over{background:#f1f3f5;color:#52606d}
-.chips a.waiting,.chips a.bye{border-style:dashed;color:#7b8794}
-.muted{color:#7b8794}
+.chips a.waiting,.chips a.bye{border-style:dashed;color:#52606d}
+.muted{color:#52606d}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eef0f2;vertical-align:top}
-th{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:#7b8794;font-weight:700}
+th{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:#52606d;font-weight:700}
 tr.to-act td{background:#eef4ff;font-weight:600}
 tr.on td:first-child{color:#166534;font-weight:700}
-tr.out td{color:#9aa5b1}
+tr.out td{color:#616e7c}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}
-dl.facts dt{color:#7b8794}
+dl.facts dt{color:#52606d}
 dl.facts dd{margin:0;font-weight:600}
 td.events ul{margin:0;padding-left:18px}
 table.log td:not(.events){white-space:nowrap}
-.hidden{color:#9aa5b1;font-style:italic}
+.hidden{color:#616e7c;font-style:italic}
 form{display:flex;flex-wrap:wrap;gap:8px;margin:10px 0}
 input{font:inherit;padding:8px 10px;border:1px solid #c3cad3;border-radius:8px;min-width:0;
 flex:1 1 220px}
 button{font:inherit;padding:8px 16px;border:0;border-radius:8px;background:#1f2933;color:#fff}
 header h1,.card h2,.who{overflow-wrap:anywhere}
-@media (max-width:600px){header{padding:14px 16px}header h1{font-size:23px}
+@media (max-width:600px){header{padding:14px 110px 14px 16px}header h1{font-size:23px}
 main{padding:14px 10px 30px}.card{padding:12px 12px}ol.standings{columns:1}
 .champion{padding:10px 14px}.champion .who{font-size:26px}}
 """
@@ -107,22 +115,34 @@ def document(
     root: str = "",
     css: str = "",
     body_class: str = "",
+    lang: str = "en",
+    switch: str = "",
 ) -> str:
     """A whole HTML page (`css` added to the shared style, `body_class` on its body).
     `scripts` are names in the service's `assets/`, reached through `root` (the way from
     the page's URL to the site's root, e.g. "../../"); `refresh` seconds make it reload
-    itself where scripts do not run."""
+    itself where scripts do not run. `lang`: the page's language (`<html lang>`), with a
+    link to the other one (`switch`, by default `?lang=<other>`) and the catalogue's words
+    for the scripts (`#words`)."""
     meta = (
         f'<noscript><meta http-equiv="refresh" content="{refresh}"></noscript>' if refresh else ""
     )
     tags = "".join(
         f'<script src="{esc(root)}assets/{esc(name)}" defer></script>' for name in scripts
     )
+    offered = other(lang)
+    link = (
+        f'<a class=lang-switch href="{esc(switch or "?lang=" + offered)}" hreflang={offered} '
+        f'lang={offered} title="{esc(say(lang, "language.switch_label"))}">'
+        f"{esc(say(lang, 'language.switch'))}</a>"
+    )
+    words = json_data("words", for_scripts(lang)) if scripts else ""
     return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{esc(lang)}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"{meta}<title>{esc(title)}</title><style>{CSS}{LIVE_CSS}{css}</style>{tags}</head>"
-        f"<body{f' class={esc(body_class)}' if body_class else ''}>{body}</body></html>"
+        f"<body{f' class={esc(body_class)}' if body_class else ''}>{link}{body}{words}"
+        "</body></html>"
     )
 
 
@@ -135,46 +155,61 @@ def json_data(element_id: str, value: object) -> str:
     return f'<script type="application/json" id="{esc(element_id)}">{text}</script>'
 
 
-def landing_page() -> str:
+def landing_page(lang: str = "en", switch: str = "") -> str:
     """The start page: play in a tournament, or watch its bracket, by its id."""
     body = (
-        "<header><h1>Knobelcup</h1><div class=meta>Tournaments of Mäxchen, Mariechen "
-        "and 42 muss kommen</div></header><main><div class=card><h2>Play or watch</h2>"
+        f"<header><h1>Knobelcup</h1><div class=meta>{esc(say(lang, 'site.tagline'))}</div>"
+        f"</header><main><div class=card><h2>{esc(say(lang, 'site.play_or_watch'))}</h2>"
         '<form method="get" action="open"><input name="tournament" required '
-        'placeholder="tournament id, e.g. t-k3x9m2p7qa" aria-label="tournament id">'
-        '<button name="to" value="play">Play</button>'
-        "<button>Open the bracket</button></form>"
-        "<p class=muted>At the pub, scan the QR code on the organizer's screen instead.</p>"
-        '<p class=muted>The API and its documentation: <a href="docs">/docs</a> '
+        f'placeholder="{esc(say(lang, "site.tournament_id_example"))}" '
+        f'aria-label="{esc(say(lang, "site.tournament_id"))}">'
+        f'<button name="to" value="play">{esc(say(lang, "site.play"))}</button>'
+        f"<button>{esc(say(lang, 'site.open_bracket'))}</button></form>"
+        f"<p class=muted>{esc(say(lang, 'site.scan_instead'))}</p>"
+        f'<p class=muted>{esc(say(lang, "site.api"))} <a href="docs">/docs</a> '
         '(<a href="openapi.json">OpenAPI</a>).</p></div></main>'
     )
-    return document("Knobelcup", body)
+    return document("Knobelcup", body, lang=lang, switch=switch)
 
 
-def error_page(status: int, message: str, *, home: str = "/") -> str:
+def error_page(status: int, message: str, *, home: str = "/", lang: str = "en") -> str:
     """A small page for a status that is not 200 (the same status goes with it)."""
     body = (
         f"<header><h1>{status}</h1><div class=meta>{esc(message)}</div></header>"
-        f'<main><p><a href="{esc(home)}">Open another tournament</a></p></main>'
+        f'<main><p><a href="{esc(home)}">{esc(say(lang, "site.another"))}</a></p></main>'
     )
-    return document(f"{status} · Knobelcup", body)
+    return document(f"{status} · Knobelcup", body, lang=lang)
 
 
-def header(info: TournamentInfo, title: str, extra: str = "") -> str:
-    """The dark bar on top: the title, the game, the numbers and the status."""
+def status_word(status: str, lang: str) -> str:
+    """A tournament's status in words ("running", "läuft")."""
+    key = f"status.{status}"
+    return say(lang, key) if key in STATUS_KEYS else status
+
+
+STATUS_KEYS = frozenset(
+    f"status.{s}"
+    for s in ("draft", "open", "closed", "starting", "running", "finished", "cancelled")
+)
+
+
+def header(info: TournamentInfo, title: str, extra: str = "", lang: str = "en") -> str:
+    """The dark bar on top: the title, the game, the numbers and the status (the
+    `players` and `status` spans are kept current by the live pages' script)."""
     game = game_title(info.game)
+    tables = say(lang, "tournament.tables", size=info.table_size, advance=info.advance)
     return (
         f"<header><h1>{esc(title)}</h1><div class=meta>{esc(game)} · "
-        f"<span class=players>{count(info.players, 'player')}</span> · tables of "
-        f"{info.table_size}, {info.advance} go on · "
-        f"<span class='badge {esc(info.status)}'>{esc(info.status)}"
+        f"<span class=players>{esc(count(lang, info.players, 'players'))}</span> · "
+        f"{esc(tables)} · <span class='badge {esc(info.status)}' data-status="
+        f"'{esc(info.status)}'>{esc(status_word(info.status, lang))}"
         f"</span>{extra}</div></header>"
     )
 
 
-def tournament_title(info: TournamentInfo) -> str:
+def tournament_title(info: TournamentInfo, lang: str = "en") -> str:
     """The tournament's name, or its id when it has none."""
-    return info.name or f"Tournament {info.id}"
+    return info.name or say(lang, "tournament.unnamed", id=info.id)
 
 
 def bracket_page(
@@ -185,47 +220,63 @@ def bracket_page(
     standings: Sequence[tuple[int, str]],
     refresh: int | None,
     socket: str = "",
+    lang: str = "en",
+    switch: str = "",
 ) -> str:
     """The bracket page: champion, standings, every round's tables and the picture. It
     updates in place every `refresh` seconds (and at once when the tournament finishes,
     pushed over the WebSocket at `socket`) until the tournament is finished."""
-    title = tournament_title(info)
+    title = tournament_title(info, lang)
+    projector = f'<a href="bracket?projector=1">{esc(say(lang, "link.projector"))}</a>'
     links = (
-        ' · <a href="play">play</a> · <a href="bracket?projector=1">projector</a>'
+        f' · <a href="play">{esc(say(lang, "link.play"))}</a> · {projector}'
         if info.status != "finished"
-        else ' · <a href="bracket?projector=1">projector</a>'
+        else f" · {projector}"
     )
-    parts = [header(info, title, links), live_main(info.id, refresh, socket)]
+    parts = [header(info, title, links, lang), live_main(info.id, refresh, socket)]
     if champion is not None:
         parts.append(
-            "<section class=champion><div class=star>★</div><div><div class=label>CHAMPION"
+            "<section class=champion><div class=star aria-hidden=true>★</div><div>"
+            f"<div class=label>{esc(say(lang, 'bracket.champion').upper())}"
             f"</div><div class=who>{esc(champion)}</div></div></section>"
         )
     if standings:
         rows = "".join(f'<li value="{place}">{esc(name)}</li>' for place, name in standings)
-        parts.append(f"<section class=card><h2>Standings</h2><ol class=standings>{rows}</ol>")
-        parts.append("</section>")
-    if picture is None:
         parts.append(
-            "<section class=card><h2>Not started yet</h2><p>"
-            f"{count(info.players, 'player')} registered so far. The bracket appears here "
-            "once the organizer starts the tournament.</p></section>"
+            f"<section class=card><h2>{esc(say(lang, 'bracket.standings'))}</h2>"
+            f"<ol class=standings>{rows}</ol></section>"
+        )
+    if picture is None:
+        registered = say(lang, "bracket.registered", players=count(lang, info.players, "players"))
+        parts.append(
+            f"<section class=card><h2>{esc(say(lang, 'bracket.not_started'))}</h2>"
+            f"<p>{esc(registered)}</p></section>"
         )
     else:
-        parts.append("<section class=card><h2>Rounds</h2>")
-        parts.extend(_round_list(column, column is picture.rounds[-1]) for column in picture.rounds)
+        parts.append(f"<section class=card><h2>{esc(say(lang, 'bracket.rounds'))}</h2>")
+        parts.extend(
+            _round_list(column, column is picture.rounds[-1], lang) for column in picture.rounds
+        )
         parts.append("</section>")
-        svg = render(picture, title=f"Bracket of {title}", standalone=False, shrink=0.9)
+        svg = render(
+            picture,
+            title=say(lang, "bracket.picture", title=title),
+            standalone=False,
+            shrink=0.9,
+            lang=lang,
+        )
         parts.append(f"<section class=picture>{svg}</section>")
     if refresh:
-        parts.append("<p class=muted>This page follows the tournament as it happens.</p>")
+        parts.append(f"<p class=muted>{esc(say(lang, 'bracket.follows'))}</p>")
     parts.append('<p class=muted><a href="../../">Knobelcup</a></p></main>')
     return document(
-        f"{title} · bracket",
+        say(lang, "bracket.title", title=title),
         "".join(parts),
         refresh=refresh,
         scripts=["live.js", "bracket.js"],
         root="../../",
+        lang=lang,
+        switch=switch,
     )
 
 
@@ -241,26 +292,35 @@ def live_main(tournament: str, refresh: int | None, socket: str, *, narrow: bool
     )
 
 
-def _round_list(column: RoundColumn, final: bool) -> str:
+def _round_list(column: RoundColumn, final: bool, lang: str = "en") -> str:
     states = [table.state for table in column.drawn]
     counts = [
-        f"{states.count(state):,} {word}"
-        for state, word in ((PLAYING, "playing"), (OVER, "over"), (WAITING, "waiting"))
+        count(lang, states.count(state), f"in_{state}")
+        for state in (PLAYING, OVER, WAITING)
         if states.count(state)
     ]
     if states.count(BYE):
-        counts.append(count(states.count(BYE), "bye"))
+        counts.append(count(lang, states.count(BYE), "byes"))
     shown = len(column.drawn)
     if column.total > shown:
-        counts.append(f"the first {shown:,} of {column.total:,} shown")
-    name = "Final" if final else f"Round {column.number}"
+        counts.append(
+            say(
+                lang,
+                "bracket.first_shown",
+                shown=number(lang, shown),
+                total=number(lang, column.total),
+            )
+        )
+    name = say(lang, "bracket.final") if final else say(lang, "bracket.round", number=column.number)
     chips = "".join(
         f'<a class="{esc(t.state)}" href="tables/{esc(t.ref)}/watch" '
-        f'title="{esc(", ".join(s.name for s in t.seats) or t.state)}">{esc(t.ref)}</a>'
+        f'title="{esc(", ".join(s.name for s in t.seats) or say(lang, "state." + t.state))}">'
+        f"{esc(t.ref)}</a>"
         for t in column.drawn
     )
     return (
-        f"<div class=round><h3>{name} <span class=counts>· {count(column.total, 'table')}"
+        f"<div class=round><h3>{esc(name)} <span class=counts>· "
+        f"{esc(count(lang, column.total, 'tables'))}"
         f"{' · ' if counts else ''}{esc(' · '.join(counts))}</span></h3>"
         f"<div class=chips>{chips}</div></div>"
     )

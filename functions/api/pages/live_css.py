@@ -13,14 +13,14 @@ align-items:center;justify-content:center;font-weight:800}
 .big .die{font-size:30px}
 ol.story{list-style:none;margin:0;padding:0}
 ol.story li{padding:7px 0;border-bottom:1px solid #eef0f2}
-ol.story li .turn{color:#9aa5b1;font-size:12px;margin-right:6px;font-variant-numeric:tabular-nums}
+ol.story li .turn{color:#616e7c;font-size:12px;margin-right:6px;font-variant-numeric:tabular-nums}
 ol.story li p{margin:0}
 ol.story li .dice{display:block;margin-top:4px;font-size:15px}
 ol.story li.mine{background:#f5f9ff}
 .status{color:#52606d;margin:0 0 8px}
 .seats td.num{font-variant-numeric:tabular-nums}
 .seats tr.me td{font-weight:700}
-.seats tr.gone td{color:#9aa5b1;text-decoration:line-through}
+.seats tr.gone td{color:#616e7c;text-decoration:line-through}
 .cup{display:flex;align-items:center;gap:16px;flex-wrap:wrap}
 .cup .what{font-size:15px;color:#52606d}
 .actions{display:flex;flex-wrap:wrap;gap:10px}

@@ -9,6 +9,7 @@ actions as buttons and the table's story, following it over the WebSocket.
 
 from __future__ import annotations
 
+from core.words import say
 from functions.api.pages.html import (
     TournamentInfo,
     document,
@@ -17,6 +18,7 @@ from functions.api.pages.html import (
     live_main,
     tournament_title,
 )
+from functions.api.pages.markup import esc
 
 PLAY_CSS = """
 #join form{margin:6px 0 0}
@@ -30,11 +32,22 @@ button.quiet{font-size:14px;min-height:32px;background:none;border:1px solid #98
 """
 
 
-def play_page(info: TournamentInfo, socket: str, *, join_code_required: bool = False) -> str:
+def play_page(
+    info: TournamentInfo,
+    socket: str,
+    *,
+    join_code_required: bool = False,
+    lang: str = "en",
+    switch: str = "",
+) -> str:
     """The frame of the play page; the script fills it in. Where the tournament needs
     its join code, the form asks for it too (filled in from the link's `?code=`, as the
     projector's QR code carries it)."""
-    title = tournament_title(info)
+    title = tournament_title(info, lang)
+
+    def w(key: str) -> str:
+        return esc(say(lang, key))
+
     data = {
         "tournament": info.id,
         "game": info.game,
@@ -43,43 +56,47 @@ def play_page(info: TournamentInfo, socket: str, *, join_code_required: bool = F
     }
     body = "".join(
         [
-            header(info, title, " · <a href='bracket'>bracket</a>"),
+            header(info, title, f" · <a href='bracket'>{w('link.bracket')}</a>", lang),
             live_main(info.id, None, socket, narrow=True),
-            "<div id=notice class=notice hidden></div>",
-            "<div id=link-state class='notice offline' role=status hidden>Offline: "
-            "retrying. Your tap is kept and sent once the connection is back.</div>",
-            "<section class=card id=join hidden><h2>Join the tournament</h2>",
+            "<div id=notice class=notice role=status hidden></div>",
+            f"<div id=link-state class='notice offline' role=status hidden>{w('play.offline')}"
+            "</div>",
+            f"<section class=card id=join hidden><h2>{w('play.join')}</h2>",
             "<form id=join-form><input id=name name=name required maxlength=40 "
-            'autocomplete=nickname placeholder="your name" aria-label="your name">',
+            f'autocomplete=nickname placeholder="{w("play.your_name")}" '
+            f'aria-label="{w("play.your_name")}">',
             "<input id=join-code name=join_code maxlength=32 autocomplete=off "
-            'autocapitalize=characters placeholder="join code" aria-label="join code" hidden>',
-            "<button id=join-button>Join</button></form>",
-            "<p class=muted>Your seat is kept in this browser; the link shown after "
-            "joining takes it to another device.</p></section>",
-            "<section class=card id=cup-card hidden><h2><span id=cup-title>Your dice</span>"
-            "<span class=muted id=cup-table></span></h2>",
+            f'autocapitalize=characters placeholder="{w("play.join_code")}" '
+            f'aria-label="{w("play.join_code")}" hidden>',
+            f"<button id=join-button>{w('play.join_button')}</button></form>",
+            f"<p class=muted>{w('play.seat_kept')}</p></section>",
+            f"<section class=card id=cup-card hidden><h2><span id=cup-title>{w('play.your_dice')}"
+            "</span><span class=muted id=cup-table></span></h2>",
             "<div class=cup id=cup></div>",
             "<p class=status id=prompt></p><p class=countdown id=countdown hidden></p>",
             "<div class=actions id=actions></div>",
             "<p><button type=button id=sound class=quiet aria-pressed=false>"
-            "Sound on your turn: off</button></p></section>",
-            "<section class=card id=table-card hidden><h2 id=table-title>Your table</h2>",
-            "<p class=status id=turn></p><div id=seats></div><div id=facts></div></section>",
-            "<section class=card id=story-card hidden><h2>What happened</h2>",
-            "<ol class=story id=story></ol></section>",
-            "<section class=card id=you hidden><h2>You</h2><p id=you-text></p>",
-            "<details><summary>Play on from another device</summary><p class=muted>Open "
-            "this link there (keep it to yourself: it is your seat):</p>"
+            f"{w('play.sound_off')}</button></p></section>",
+            f"<section class=card id=table-card hidden><h2 id=table-title>{w('play.your_table')}"
+            "</h2><p class=status id=turn></p><div id=seats></div><div id=facts></div></section>",
+            f"<section class=card id=story-card hidden><h2 id=story-title>{w('play.story')}</h2>",
+            "<div id=story-log role=log aria-live=polite aria-labelledby=story-title>"
+            "<ol class=story id=story></ol></div></section>",
+            f"<section class=card id=you hidden><h2>{w('play.you')}</h2><p id=you-text></p>",
+            f"<details><summary>{w('play.other_device')}</summary><p class=muted>"
+            f"{w('play.other_device_hint')}</p>"
             "<p class=link><a id=resume-link></a></p></details></section>",
-            "<noscript><p class=notice>Playing needs JavaScript.</p></noscript>",
+            f"<noscript><p class=notice>{w('play.needs_script')}</p></noscript>",
             json_data("play-data", data),
             "</main>",
         ]
     )
     return document(
-        f"Play · {title}",
+        say(lang, "play.title", title=title),
         body,
         scripts=["story.js", "live.js", "table.js", "play.js"],
         root="../../",
         css=PLAY_CSS,
+        lang=lang,
+        switch=switch,
     )

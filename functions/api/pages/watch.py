@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.words import say
 from functions.api.pages.bracket_svg import BYE, OVER, PLAYING, WAITING
 from functions.api.pages.html import (
     TournamentInfo,
@@ -24,7 +25,10 @@ from functions.api.pages.html import (
 from functions.api.pages.markup import esc
 
 _NOT_FACTS = {"game", "version", "options", "seats", "to_act", "legal_actions", "ranking"}
-BACK = " · <a href='../../bracket'>← bracket</a>"
+
+
+def _back(lang: str) -> str:
+    return f" · <a href='../../bracket'>{esc(say(lang, 'link.back_to_bracket'))}</a>"
 
 
 def watch_page(
@@ -37,19 +41,22 @@ def watch_page(
     names: Mapping[str, str],
     socket: str = "",
     dice_check: str | None = None,
+    lang: str = "en",
+    switch: str = "",
 ) -> str:
     """One table: the spectator view and the audit log, told in sentences; a finished
     table's `dice_check` (verified, or not) under its seats."""
-    title = f"{ref} · {tournament_title(info)}"
+    title = f"{ref} · {tournament_title(info, lang)}"
     state = OVER if over else PLAYING
     to_act = view.get("to_act")
-    line = (
-        "over"
+    line = esc(
+        say(lang, "state.over")
         if over
-        else f"{esc(names.get(to_act, to_act))} to act"
+        else say(lang, "watch.to_act", name=names.get(to_act, to_act))
         if to_act
-        else "waiting for the dice"
+        else say(lang, "watch.waiting_dice")
     )
+    turn = esc(say(lang, "watch.turn", turn=view.get("version", 0)))
     data = {
         "table": ref,
         "game": info.game,
@@ -59,19 +66,20 @@ def watch_page(
         "records": list(records),
     }
     parts = [
-        header(info, title, BACK),
+        header(info, title, _back(lang), lang),
         live_main(info.id, None, socket, narrow=True),
         "<section class=card id=table-card>",
-        f"<h2>{esc(ref)} <span class='badge {state}' id=state>{state}</span> "
-        f"<span class=muted id=turn>· turn {esc(view.get('version', 0))} · {line}</span></h2>",
-        f"<div id=seats>{_seats(view, names)}</div>",
+        f"<h2>{esc(ref)} <span class='badge {state}' id=state>{esc(say(lang, 'state.' + state))}"
+        f"</span> <span class=muted id=turn>· {turn} · {line}</span></h2>",
+        f"<div id=seats>{_seats(view, names, lang)}</div>",
         f"<p class=muted id=dice-check>{esc(dice_check)}</p>" if dice_check else "",
         "</section>",
-        f"<div id=facts>{_facts(view, names)}</div>",
-        "<section class=card><h2>What happened</h2>",
-        "<noscript><p class=muted>The story of the table needs JavaScript; "
-        "its log is at <a href=log>log</a>.</p></noscript>",
-        "<ol class=story id=story></ol></section>",
+        f"<div id=facts>{_facts(view, names, lang)}</div>",
+        f"<section class=card><h2 id=story-title>{esc(say(lang, 'watch.story'))}</h2>",
+        f"<noscript><p class=muted>{esc(say(lang, 'watch.story_needs_script'))} "
+        f"<a href=log>{esc(say(lang, 'watch.log'))}</a>.</p></noscript>",
+        "<div id=story-log role=log aria-live=polite aria-labelledby=story-title>"
+        "<ol class=story id=story></ol></div></section>",
         json_data("table-data", data),
         "</main>",
     ]
@@ -81,6 +89,8 @@ def watch_page(
         refresh=None if over else 3,
         scripts=["story.js", "live.js", "table.js", "watch.js"],
         root="../../../../",
+        lang=lang,
+        switch=switch,
     )
 
 
@@ -91,34 +101,44 @@ def pending_table_page(
     feeders: Sequence[str],
     bye: str | None,
     socket: str = "",
+    lang: str = "en",
+    switch: str = "",
 ) -> str:
     """A table not seated yet (waiting for its feeders), or a bye."""
-    title = f"{ref} · {tournament_title(info)}"
+    title = f"{ref} · {tournament_title(info, lang)}"
     if bye is not None:
-        text = f"{esc(bye)} goes on to the next round without playing (a bye)."
+        text = esc(say(lang, "watch.bye", name=bye))
     else:
-        text = f"This table is seated once {esc(', '.join(feeders))} are over."
+        text = esc(say(lang, "watch.seated_once", feeders=", ".join(feeders)))
     state = BYE if bye is not None else WAITING
     refresh = None if bye is not None else 3
     body = (
-        header(info, title, BACK)
+        header(info, title, _back(lang), lang)
         + live_main(info.id, refresh, socket)
-        + f"<section class=card><h2>{esc(ref)} <span class='badge {state}'>{state}"
+        + f"<section class=card><h2>{esc(ref)} <span class='badge {state}'>"
+        f"{esc(say(lang, 'state.' + state))}"
         f"</span></h2><p>{text}</p></section></main>"
     )
     return document(
-        title, body, refresh=refresh, scripts=["live.js", "bracket.js"], root="../../../../"
+        title,
+        body,
+        refresh=refresh,
+        scripts=["live.js", "bracket.js"],
+        root="../../../../",
+        lang=lang,
+        switch=switch,
     )
 
 
-def _seats(view: Mapping[str, Any], names: Mapping[str, str]) -> str:
+def _seats(view: Mapping[str, Any], names: Mapping[str, str], lang: str = "en") -> str:
     seats: list[Mapping[str, Any]] = list(view.get("seats") or [])
     if not seats:
         return ""
     keys = [key for key in seats[0] if key != "player"]
     ranking = list(view.get("ranking") or [])
     survivors = int(view.get("survivors") or 0)
-    head = ("<th>place</th>" if ranking else "") + "<th>player</th>"
+    place_word, player_word = esc(say(lang, "watch.place")), esc(say(lang, "watch.player"))
+    head = (f"<th>{place_word}</th>" if ranking else "") + f"<th>{player_word}</th>"
     head += "".join(f"<th>{esc(key.replace('_', ' '))}</th>" for key in keys)
     rows = []
     ordered = sorted(seats, key=lambda s: ranking.index(s["player"])) if ranking else seats
@@ -130,35 +150,38 @@ def _seats(view: Mapping[str, Any], names: Mapping[str, str]) -> str:
             position = ranking.index(player) + 1
             kind = "on" if position <= survivors else "out"
             place = f"<td>{position}</td>"
-        cells = "".join(f"<td>{esc(_show(seat[key], names))}</td>" for key in keys)
+        cells = "".join(f"<td>{esc(_show(seat[key], names, lang))}</td>" for key in keys)
         rows.append(f"<tr class='{kind}'>{place}<td>{esc(names.get(player, player))}</td>{cells}")
     return f"<table class=seats><tr>{head}</tr>{''.join(rows)}</table>"
 
 
-def _facts(view: Mapping[str, Any], names: Mapping[str, str]) -> str:
+def _facts(view: Mapping[str, Any], names: Mapping[str, str], lang: str = "en") -> str:
     facts = [(key, value) for key, value in view.items() if key not in _NOT_FACTS]
     options = view.get("options") or {}
     if options:
-        facts.append(("rules", options))
+        facts.append((say(lang, "watch.rules"), options))
     if not facts:
         return ""
     items = "".join(
-        f"<dt>{esc(key.replace('_', ' '))}</dt><dd>{esc(_show(value, names))}</dd>"
+        f"<dt>{esc(key.replace('_', ' '))}</dt><dd>{esc(_show(value, names, lang))}</dd>"
         for key, value in facts
     )
-    return f"<section class=card><h2>At the table</h2><dl class=facts>{items}</dl></section>"
+    heading = esc(say(lang, "watch.at_the_table"))
+    return f"<section class=card><h2>{heading}</h2><dl class=facts>{items}</dl></section>"
 
 
-def _show(value: Any, names: Mapping[str, str]) -> str:
+def _show(value: Any, names: Mapping[str, str], lang: str = "en") -> str:
     """A view's or event's value in words, players by name."""
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return say(lang, "watch.yes" if value else "watch.no")
     if isinstance(value, str):
         return names.get(value, value)
     if isinstance(value, list | tuple):
-        return ", ".join(_show(v, names) for v in value) or "—"
+        return ", ".join(_show(v, names, lang) for v in value) or "—"
     if isinstance(value, dict):
-        return "; ".join(f"{k.replace('_', ' ')}: {_show(v, names)}" for k, v in value.items())
+        return "; ".join(
+            f"{k.replace('_', ' ')}: {_show(v, names, lang)}" for k, v in value.items()
+        )
     return str(value)

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.shared.cookies import Cookie
 
 from core.bracket import BracketPlan, TableRef
 from core.errors import KnobelcupError
@@ -44,7 +45,7 @@ def landing() -> Response[str]:
     """A form that opens a tournament's bracket by its id, and links to the docs."""
     from functions.api.pages import html  # noqa: PLC0415  # only pages pay for pages
 
-    return Response(200, HTML, html.landing_page())
+    return html_answer(lambda: html.landing_page(*page_language()))
 
 
 @router.get("/open", include_in_schema=False)
@@ -83,12 +84,18 @@ def bracket_page(
         picture = None if plan is None else _picture(plan, tables, tournament, names)
         drawn = sum(len(column.drawn) for column in picture.rounds) if picture else 0
         info = tournament_info(tournament)
+        right_code = bool(code) and _is_join_code(tournament, code)
+        lang, switch = page_language(
+            tournament, ("projector", "code") if right_code else ("projector",)
+        )
         named = [(place, names.get(p, p)) for place, p in standings]
         champion = picture.champion if picture else None
         refresh = _refresh(tournament, drawn)
         if projector in ("1", "true", "yes"):
+            if picture is not None:
+                picture = _at_play(picture, tables)
             play = site_url(f"tournaments/{quote(tournament.id, safe='')}/play") or "play"
-            if code and _is_join_code(tournament, code):
+            if right_code:
                 play += f"?code={quote(code.strip(), safe='')}"
             return projector_page(
                 info,
@@ -99,6 +106,8 @@ def bracket_page(
                 play_url=play,
                 refresh=refresh,
                 socket=socket_url(),
+                lang=lang,
+                switch=switch,
             )
         return html.bracket_page(
             info,
@@ -107,6 +116,8 @@ def bracket_page(
             standings=named,
             refresh=refresh,
             socket=socket_url(),
+            lang=lang,
+            switch=switch,
         )
 
     return html_answer(page)
@@ -147,13 +158,14 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
         tournament = services().tournaments.get(tournament_id)
         plan, ref = services().brackets.table_in(tournament, table)
         info = tournament_info(tournament)
+        lang, switch = page_language(tournament)
         if plan.is_bye(ref):
             seated, _ = services().tournaments.round_tables(tournament.id, ref.round, ref.index, 1)
             if seated:
                 player = seated[0].ranking[0]
                 name = services().brackets.names(tournament.id, seated).get(player, player)
                 return watch.pending_table_page(
-                    info, table, feeders=(), bye=name, socket=socket_url()
+                    info, table, feeders=(), bye=name, socket=socket_url(), lang=lang, switch=switch
                 )
         else:
             try:
@@ -171,9 +183,13 @@ def watch_table(tournament_id: str, table: str) -> Response[str]:
                     names=_seat_names(tournament.id, view["players"]),
                     socket=socket_url(),
                     dice_check=dice_check(log) if view["over"] else None,
+                    lang=lang,
+                    switch=switch,
                 )
         feeders = [str(TableRef(ref.round - 1, i)) for i in plan.feeders(ref)]
-        return watch.pending_table_page(info, table, feeders=feeders, bye=None, socket=socket_url())
+        return watch.pending_table_page(
+            info, table, feeders=feeders, bye=None, socket=socket_url(), lang=lang, switch=switch
+        )
 
     return html_answer(page)
 
@@ -284,6 +300,40 @@ def _box(
     return svg.TableBox(str(ref), svg.PLAYING, seats, planned, successor, table.version)
 
 
+# seat keys that count what a player has (or has against them), the first one found shown
+POINTS = ("penalty_points", "score", "points", "lives", "sticks", "chips")
+AT_PLAY_SHOWN = 48  # tables in play whose points the projector shows at most (a replay each)
+
+
+def _at_play(picture: Picture, tables: list[dict[int, TableRecord]]) -> Picture:
+    """`picture` with each table in play's points and whose turn it is (the projector's),
+    from the table items already read."""
+    from functions.api.pages import bracket_svg as svg  # noqa: PLC0415
+
+    budget = AT_PLAY_SHOWN
+    columns = []
+    for column, seated in zip(picture.rounds, tables, strict=False):
+        boxes = []
+        for index, box in enumerate(column.drawn):
+            record = seated.get(index)
+            if box.state != svg.PLAYING or record is None or budget <= 0:
+                boxes.append(box)
+                continue
+            budget -= 1
+            view = services().turns.public_view(record)
+            by_player = {seat.get("player"): seat for seat in view.get("seats") or []}
+            seats = []
+            for player, seat in zip(record.seating.seats, box.seats, strict=False):
+                shown = by_player.get(player, {})
+                points = next((shown[k] for k in POINTS if isinstance(shown.get(k), int)), None)
+                limit = (view.get("options") or {}).get("penalty_limit")
+                text = "" if points is None else f"{points}/{limit}" if limit else str(points)
+                seats.append(seat._replace(points=text, to_act=player == view.get("to_act")))
+            boxes.append(box._replace(seats=tuple(seats)))
+        columns.append(column._replace(tables=(*boxes, *column.tables[len(boxes) :])))
+    return picture._replace(rounds=tuple(columns))
+
+
 def tournament_info(tournament: TournamentRecord) -> TournamentInfo:
     from functions.api.pages.html import TournamentInfo  # noqa: PLC0415
 
@@ -310,13 +360,54 @@ def _refresh(tournament: TournamentRecord, drawn: int) -> int | None:
 
 
 def html_answer(page: Callable[[], str]) -> Response[str]:
-    """The page, or a small HTML page with the status for an unknown tournament or table."""
+    """The page, or a small HTML page with the status for an unknown tournament or table;
+    asked for with `?lang=`, the answer remembers that language in a cookie."""
     from functions.api.pages import html  # noqa: PLC0415
+    from functions.api.pages.language import LANGUAGE_COOKIE  # noqa: PLC0415
 
+    asked = _asked_language()
+    cookies = []
+    if asked:
+        secure = router.current_event.headers.get("x-forwarded-proto") == "https"
+        year = 365 * 24 * 3600
+        cookies.append(Cookie(LANGUAGE_COOKIE, asked, path="/", secure=secure, max_age=year))
     try:
-        return Response(200, HTML, page())
+        return Response(200, HTML, page(), cookies=cookies)
     except NotFound as error:
-        return Response(404, HTML, html.error_page(404, str(error)))
+        lang, _ = page_language()
+        return Response(404, HTML, html.error_page(404, str(error), lang=lang), cookies=cookies)
+
+
+def _asked_language() -> str:
+    """The language `?lang=` asks for, '' for none of ours."""
+    from core.words import LANGUAGES  # noqa: PLC0415
+
+    asked = (router.current_event.query_string_parameters or {}).get("lang", "")
+    return asked if asked in LANGUAGES else ""
+
+
+def page_language(
+    tournament: TournamentRecord | None = None, keep: tuple[str, ...] = ("projector",)
+) -> tuple[str, str]:
+    """The language a page is drawn in (`functions.api.pages.language.choose`) and the
+    link of its switch to the other one, keeping the query parameters named in `keep`."""
+    from functions.api.pages import language  # noqa: PLC0415
+
+    event = router.current_event
+    jar = [*(event.get("cookies") or []), *event.headers.get("cookie", "").split(";")]
+    remembered = ""
+    for cookie in jar:
+        name, _, value = cookie.strip().partition("=")
+        if name == language.LANGUAGE_COOKIE:
+            remembered = value.strip()
+    lang = language.choose(
+        asked=_asked_language(),
+        remembered=remembered,
+        organizer=tournament.language if tournament is not None else "",
+        accept=event.headers.get("accept-language", ""),
+    )
+    query = event.raw_event.get("rawQueryString") or ""
+    return lang, language.switch_href(lang, query, keep)
 
 
 def socket_url() -> str:

@@ -12,7 +12,13 @@ from pathlib import Path
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
-from functions.api.routes.pages import LIVE, html_answer, socket_url, tournament_info
+from functions.api.routes.pages import (
+    LIVE,
+    html_answer,
+    page_language,
+    socket_url,
+    tournament_info,
+)
 from functions.wiring import services
 from infra.errors import NotFound
 
@@ -32,7 +38,14 @@ def play_page(tournament_id: str) -> Response[str]:
     def drawn() -> str:
         tournament = services().tournaments.get(tournament_id)
         needs_code = bool(tournament.join_code_hash)
-        return page(tournament_info(tournament), socket_url(), join_code_required=needs_code)
+        lang, switch = page_language(tournament)
+        return page(
+            tournament_info(tournament),
+            socket_url(),
+            join_code_required=needs_code,
+            lang=lang,
+            switch=switch,
+        )
 
     return html_answer(drawn)
 

@@ -53,6 +53,7 @@ def create_tournament(body: CreateTournament) -> tuple[dict[str, Any], int]:
         player_limit=body.player_limit,
         turn_timeout_seconds=body.turn_timeout_seconds,
         join_code=body.join_code,
+        language=body.language,
     )
     created = TournamentCreated(
         tournament_id=tournament.id,
@@ -208,6 +209,7 @@ def tournament_view(tournament: TournamentRecord) -> TournamentView:
         start_progress=_start_progress(tournament),
         cancel_progress=_cancel_progress(tournament),
         join_code_required=bool(tournament.join_code_hash),
+        language=tournament.language or None,
     )
 
 

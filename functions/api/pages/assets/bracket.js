@@ -20,12 +20,14 @@
       const page = new DOMParser().parseFromString(await answer.text(), "text/html");
       const fresh = page.getElementById("live");
       if (!fresh) return;
+      // the header (players, status) may move on while the board stands still
+      const header = page.querySelector("header");
+      const shown = document.querySelector("header");
+      if (header && shown && header.innerHTML !== shown.innerHTML) {
+        shown.replaceWith(document.importNode(header, true));
+      }
       if (!page.getElementById("table-data") && fresh.innerHTML !== main().innerHTML) {
         main().replaceWith(document.importNode(fresh, true));
-        const header = page.querySelector("header");
-        if (header && document.querySelector("header")) {
-          document.querySelector("header").replaceWith(document.importNode(header, true));
-        }
       } else if (page.getElementById("table-data")) {
         location.reload(); // a table seated at last: its own page follows it from here
         return;

@@ -157,5 +157,27 @@
     return element;
   }
 
-  Object.assign(K, { api, follow, embedded, el, randomKey, root, serverNow, socketUrl });
+  // The page's words (core/words.py, embedded by the server as #words, in the page's
+  // language): `say("play.wait_for", { name })` fills the {placeholders}.
+  let words = null;
+  function say(key, values) {
+    if (words === null) words = embedded("words") || {};
+    const text = Object.prototype.hasOwnProperty.call(words, key) ? words[key] : key;
+    return text.replace(/\{(\w+)\}/g, (all, name) =>
+      values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all);
+  }
+
+  const lang = () => document.documentElement.lang || "en";
+
+  // "1 table", "1,234 tables" ("1.234 Tische"): count.<noun>.one or .other.
+  function count(number, noun) {
+    return say("count." + noun + (number === 1 ? ".one" : ".other"), { n: number.toLocaleString(lang()) });
+  }
+
+  // A place as a sentence says it: "3rd" in English, "3" in German ("Platz 3").
+  function place(number) {
+    return lang() === "de" || !K.ordinal ? String(number) : K.ordinal(number);
+  }
+
+  Object.assign(K, { api, follow, embedded, el, randomKey, root, serverNow, socketUrl, say, count, place });
 })((window.Knobelcup = window.Knobelcup || {}));

@@ -9,7 +9,8 @@
   const tournament = data.tournament;
   const base = "tournaments/" + encodeURIComponent(tournament);
   const KEY = "knobelcup.seat." + tournament;
-  const LABELS = { throw: "Throw", doubt: "Doubt!", blind_reroll: "Throw again blind", stop: "Stop", concede: "Concede" };
+  const ACTIONS = ["throw", "doubt", "blind_reroll", "stop", "concede"];
+  const label = (kind) => (ACTIONS.includes(kind) ? K.say("play.action." + kind) : kind);
   const $ = (id) => document.getElementById(id);
   let seat = load();
   let table = null;
@@ -69,8 +70,8 @@
     box.hidden = left === null;
     if (left === null) return;
     const mine = view.to_act === seat.player;
-    box.textContent = (mine ? "Your turn: " : K.nameOf(names, view.to_act) + ": ") +
-      left + (left === 1 ? " second" : " seconds") + " left";
+    box.textContent = (mine ? K.say("play.your_turn_colon") : K.say("play.who_colon", { name: K.nameOf(names, view.to_act) })) +
+      K.count(left, "seconds_left");
     box.classList.toggle("short", mine && left <= 10);
   }
   setInterval(tick, 250);
@@ -83,7 +84,7 @@
   // A player who looked away hears of their turn: the tab's title, a vibration where
   // the browser allows it, and a short tone if they switched it on.
   function alertTurn(mine) {
-    document.title = mine ? "▶ Your turn · " + TITLE : TITLE;
+    document.title = mine ? K.say("play.your_turn_title", { title: TITLE }) : TITLE;
     if (!mine || wasMine) return (wasMine = mine);
     wasMine = true;
     if (navigator.vibrate) navigator.vibrate([200, 100, 200]);
@@ -109,7 +110,7 @@
   function showSound() {
     const on = localStorage.getItem(SOUND) === "on";
     const button = $("sound");
-    button.textContent = "Sound on your turn: " + (on ? "on" : "off");
+    button.textContent = K.say(on ? "play.sound_on" : "play.sound_off");
     button.setAttribute("aria-pressed", String(on));
   }
 
@@ -130,7 +131,7 @@
   function showJoin() {
     $("join").hidden = false;
     if (!["created", "open"].includes(data.status)) {
-      notice("Registration is closed: this tournament has begun. Open your link to play your seat, or watch the bracket.", "bad");
+      notice(K.say("play.closed"), "bad");
     }
     // A tournament with a join code: asked for beside the name, filled in from the
     // link (the projector's QR code carries it as ?code=).
@@ -151,7 +152,7 @@
       $("join-button").disabled = false;
       if (answer.status !== 201) {
         notice((answer.body && answer.body.message) ||
-          (answer.status ? "Could not join (" + answer.status + ")." : "No connection: try again."), "bad");
+          (answer.status ? K.say("play.join_failed", { status: answer.status }) : K.say("play.no_connection")), "bad");
         if (answer.body && answer.body.field === "join_code" && code) code.focus();
         return;
       }
@@ -193,7 +194,7 @@
     const answer = await K.api("GET", base + "/me", undefined, seat.token);
     if (answer.status === 401 || answer.status === 403) {
       save(null);
-      notice("That link's seat is not one of this tournament's: join with a name.", "bad");
+      notice(K.say("play.foreign_seat"), "bad");
       showJoin();
       return false;
     }
@@ -207,22 +208,25 @@
   }
 
   async function tellWhere(where) {
-    let text = "You play as " + where.name + ".";
+    let text = K.say("play.you_play_as", { name: where.name });
     const cup = await K.api("GET", base);
     const known = cup.status === 200;
     if (known) showTournament(cup.body);
     if (where.tournament_status === "finished") {
       const champion = known ? cup.body.champion_name || cup.body.champion : null;
-      text = "The tournament is over: you placed " + K.ordinal(where.place) +
-        (known ? " of " + cup.body.player_count : "") + "." + (champion ? " Champion: " + champion + "." : "");
+      text = known
+        ? K.say("play.placed", { place: K.place(where.place), players: cup.body.player_count })
+        : K.say("play.placed_alone", { place: K.place(where.place) });
+      if (champion) text += " " + K.say("play.champion_is", { name: champion });
       const won = known && cup.body.champion === where.player;
-      notice(won ? "You are the champion! " + text : text, "good");
+      notice(won ? K.say("play.champion", { text }) : text, "good");
       if (following) following.close();
     } else if (where.eliminated) {
-      notice("You are out of the tournament. The final standings follow when it ends.", "");
+      notice(K.say("play.out"), "");
     } else if (!where.table) {
       notice(where.tournament_status === "running" || where.tournament_status === "starting"
-        ? "Waiting for your table…" : "You are in. Waiting for the organizer to start…", "");
+        ? K.say("play.waiting_table") : K.say("play.waiting_start"), "");
+      if (!headerKept) refreshHeader(); // players keep joining: the header counts them
     }
     $("you-text").textContent = text;
   }
@@ -230,22 +234,34 @@
   // A seating means the tournament has moved on (started, or a new round): the header
   // read when the page opened would still say "open". Round 1's tables can be seated
   // before the start job marks the tournament running, so "starting" is read again.
+  let headerKept = false; // a refreshHeader loop runs
   async function refreshHeader() {
+    headerKept = true;
     const cup = await K.api("GET", base);
+    headerKept = false;
     if (cup.status !== 200) return;
     showTournament(cup.body);
-    if (cup.body.status === "starting") setTimeout(refreshHeader, 1000);
+    // while it starts, and while players still join, the header keeps up by itself
+    const again = cup.body.status === "starting" ? 1000
+      : ["created", "open", "closed"].includes(cup.body.status) && !table ? 5000 : 0;
+    if (again) {
+      headerKept = true;
+      setTimeout(refreshHeader, again);
+    }
   }
 
   // The header as the tournament stands now: its status and how many play.
   function showTournament(cup) {
     const badge = document.querySelector("header .badge");
     if (badge) {
-      badge.textContent = cup.status;
-      badge.className = "badge " + cup.status;
+      // seated while the start job still seats others: for this player it has begun
+      const status = cup.status === "starting" && table ? "running" : cup.status;
+      badge.textContent = K.say("status." + status);
+      badge.className = "badge " + status;
+      badge.dataset.status = status;
     }
     const players = document.querySelector("header .players");
-    if (players) players.textContent = cup.player_count + (cup.player_count === 1 ? " player" : " players");
+    if (players) players.textContent = K.count(cup.player_count, "players");
   }
 
   async function openTable(ref) {
@@ -255,7 +271,7 @@
     $("story").replaceChildren();
     story = new K.Story($("story"), seat.player, ref, names);
     for (const id of ["cup-card", "table-card", "story-card"]) $(id).hidden = false;
-    $("table-title").textContent = "Table " + ref;
+    $("table-title").textContent = K.say("play.table", { ref });
     $("cup-table").textContent = ref;
     notice("");
     await readView(); // first: it names the players the story tells of
@@ -297,8 +313,10 @@
     $("seats").replaceChildren(K.seatsTable(view, names, seat.player));
     $("facts").replaceChildren(K.facts(view, names));
     const toAct = view.to_act;
-    $("turn").textContent = over ? "The table is over." : "Turn " + view.version + " · " +
-      (toAct === seat.player ? "your turn" : K.nameOf(names, toAct) + " to act");
+    $("turn").textContent = over ? K.say("play.table_over") : K.say("play.turn_line", {
+      turn: view.version,
+      who: toAct === seat.player ? K.say("play.your_turn_lower") : K.say("play.to_act", { name: K.nameOf(names, toAct) }),
+    });
     alertTurn(!over && toAct === seat.player);
     tick();
     if (unchanged) return;
@@ -309,27 +327,27 @@
   function drawCup() {
     const cup = $("cup");
     cup.replaceChildren();
-    $("cup-title").textContent = over ? "Your result" : "Your dice";
+    $("cup-title").textContent = K.say(over ? "play.your_result" : "play.your_dice");
     if (over) return;
     let dice = null;
-    let what = "Nothing thrown yet this turn.";
+    let what = K.say("play.nothing_yet");
     if (view.game === "maexchen") {
       if (typeof view.your_throw === "number") {
         dice = K.diceOf(view.your_throw);
-        what = "Your throw: " + view.your_throw + ". Only you see it.";
+        what = K.say("play.your_throw", { dice: view.your_throw });
       } else if (typeof view.your_throw_under_cup === "number") {
         dice = K.diceOf(view.your_throw_under_cup);
-        what = "Under your cup: " + view.your_throw_under_cup + ". Only you see it.";
+        what = K.say("play.under_cup", { dice: view.your_throw_under_cup });
       }
     } else if (view.game === "zweiundvierzig" && view.round && (view.round.throws || []).length) {
       const throws = view.round.throws;
       dice = K.diceOf(throws[throws.length - 1]);
-      what = "Your throws this round: " + throws.join(", ") + ".";
+      what = K.say("play.throws_round", { throws: throws.join(", ") });
     } else if (view.game === "mariechen") {
       const mine = (view.seats || []).find((s) => s.player === seat.player);
       if (mine && mine.throws && mine.throws.length) {
         dice = [mine.throws[mine.throws.length - 1]];
-        what = "Your throws: " + mine.throws.join(", ") + " · score " + mine.score + ".";
+        what = K.say("play.throws_score", { throws: mine.throws.join(", "), score: mine.score });
       }
     }
     const row = dice ? K.diceRow(dice) : K.diceRow([0, 0], true);
@@ -350,24 +368,25 @@
       const ranking = view.ranking || [];
       const place = ranking.indexOf(seat.player) + 1;
       $("prompt").textContent = place
-        ? "You placed " + place + " of " + ranking.length + " at this table: " +
-          (place <= view.survivors ? "you go on." : "you are out.")
-        : "The table is over.";
+        ? K.say("play.placed_table", {
+          place, seats: ranking.length, fate: K.say(place <= view.survivors ? "play.go_on" : "play.are_out"),
+        })
+        : K.say("play.table_over");
       return;
     }
     if (!mine) {
-      $("prompt").textContent = "Wait for " + K.nameOf(names, view.to_act) + ".";
+      $("prompt").textContent = K.say("play.wait_for", { name: K.nameOf(names, view.to_act) });
       return;
     }
     $("prompt").textContent = view.game === "maexchen" && view.stage === "announce"
-      ? "Your turn: announce a value (green: what you threw)."
+      ? K.say("play.announce")
       : view.game === "maexchen" && view.stage === "announce_blind"
-        ? "Your turn: announce, without knowing what is under the cup."
-        : "Your turn.";
+        ? K.say("play.announce_blind")
+        : K.say("play.your_turn");
     for (const action of view.legal_actions || []) {
       const announce = action.kind === "announce";
-      const label = announce ? String(action.value) + (action.value === 21 ? " Mäxchen" : "") : LABELS[action.kind] || action.kind;
-      const button = K.el("button", announce ? "announce" : action.kind, label);
+      const text = announce ? String(action.value) + (action.value === 21 ? " Mäxchen" : "") : label(action.kind);
+      const button = K.el("button", announce ? "announce" : action.kind, text);
       button.type = "button";
       button.dataset.kind = action.kind;
       if (announce) button.dataset.value = String(action.value);
@@ -400,17 +419,17 @@
           return;
         }
         if (answer.status && answer.status < 500 && answer.status !== 429) {
-          notice((answer.body && answer.body.message) || "Not taken (" + answer.status + ").", "bad");
+          notice((answer.body && answer.body.message) || K.say("play.not_taken", { status: answer.status }), "bad");
           await readView();
           return;
         }
         if (!view || view.version !== sent || over) return; // the table moved on meanwhile
         if (deadline && K.serverNow() / 1000 > deadline + 5) {
-          notice("Your turn's time ran out before the action got through.", "bad");
+          notice(K.say("play.timed_out"), "bad");
           await readView();
           return;
         }
-        notice("Not through yet: trying again…", "");
+        notice(K.say("play.retrying"), "");
         await new Promise((resolve) => setTimeout(resolve, pause));
         pause = Math.min(pause * 2, 4000);
       }

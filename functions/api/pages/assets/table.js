@@ -13,14 +13,15 @@
     const face = el("span", "die");
     face.dataset.value = String(value);
     face.setAttribute("role", "img");
-    face.setAttribute("aria-label", "die showing " + value);
+    face.setAttribute("aria-label", K.say("table.die", { value }));
     for (let cell = 0; cell < 9; cell++) face.append(el("i", (PIPS[value] || []).includes(cell) ? "pip" : ""));
     return face;
   }
 
   function hiddenDie() {
     const face = el("span", "die hidden", "?");
-    face.setAttribute("aria-label", "a die under the cup");
+    face.setAttribute("role", "img");
+    face.setAttribute("aria-label", K.say("table.hidden_die"));
     return face;
   }
 
@@ -67,9 +68,9 @@
     const keys = Object.keys(seats[0]).filter((k) => !HIDDEN_SEAT_KEYS.has(k));
     const ranking = view.ranking || [];
     const head = el("tr");
-    if (ranking.length) head.append(el("th", "", "place"));
-    head.append(el("th", "", "player"));
-    for (const key of keys) head.append(el("th", "", key === "penalty_points" ? "points" : words(key)));
+    if (ranking.length) head.append(el("th", "", K.say("watch.place")));
+    head.append(el("th", "", K.say("watch.player")));
+    for (const key of keys) head.append(el("th", "", key === "penalty_points" ? K.say("table.points") : words(key)));
     table.append(head);
     const ordered = ranking.length
       ? [...seats].sort((a, b) => ranking.indexOf(a.player) - ranking.indexOf(b.player))
@@ -86,14 +87,14 @@
       } else if (isOut(seat)) {
         row.classList.add("gone");
       }
-      const who = nameOf(names, seat.player) + (seat.player === me ? " (you)" : "");
+      const who = seat.player === me ? K.say("table.you", { name: nameOf(names, seat.player) }) : nameOf(names, seat.player);
       row.append(el("td", "", who));
       for (const key of keys) {
         const cell = el("td", "num");
         const value = seat[key];
         if (key === "throws" && Array.isArray(value)) cell.append(diceRow(value));
         else if (key === "penalty_points" && view.options && view.options.penalty_limit) {
-          cell.textContent = value + " of " + view.options.penalty_limit;
+          cell.textContent = K.say("table.of_limit", { value, limit: view.options.penalty_limit });
         } else cell.textContent = show(value, names);
         row.append(cell);
       }
@@ -115,12 +116,12 @@
     if (view.game === "maexchen" && view.announcement !== null && view.announcement !== undefined) {
       const said = el("span");
       said.append(diceRow(diceOf(view.announcement)));
-      said.append(document.createTextNode(view.announcement + " by " + nameOf(names, view.announcer)));
-      add("to beat", said);
+      said.append(document.createTextNode(K.say("table.announced_by", { value: view.announcement, name: nameOf(names, view.announcer) })));
+      add(K.say("table.to_beat"), said);
     }
     if (view.round && typeof view.round === "object") {
-      add("round", "round " + view.round.number + ", at most " + view.round.throw_limit + " throws");
-    } else if (view.round !== undefined) add("round", String(view.round));
+      add(K.say("table.round"), K.say("table.round_limit", { number: view.round.number, limit: view.round.throw_limit }));
+    } else if (view.round !== undefined) add(K.say("table.round"), String(view.round));
     for (const [key, value] of Object.entries(view)) {
       if (NOT_FACTS.has(key) || key === "announcement" || key === "announcer") continue;
       add(words(key), show(value, names));

@@ -16,15 +16,15 @@
 
   function draw() {
     const state = document.getElementById("state");
-    state.textContent = over ? "over" : "playing";
+    state.textContent = K.say(over ? "state.over" : "state.playing");
     state.className = "badge " + (over ? "over" : "playing");
     const toAct = view.to_act;
-    const line = over ? "over" : toAct ? K.nameOf(names, toAct) + " to act" : "waiting for the dice";
-    document.getElementById("turn").textContent = "· turn " + view.version + " · " + line;
+    const line = over ? K.say("state.over") : toAct ? K.say("watch.to_act", { name: K.nameOf(names, toAct) }) : K.say("watch.waiting_dice");
+    document.getElementById("turn").textContent = "· " + K.say("watch.turn", { turn: view.version }) + " · " + line;
     document.getElementById("seats").replaceChildren(K.seatsTable(view, names, null));
     const facts = K.facts(view, names);
     const card = K.el("section", "card");
-    card.append(K.el("h2", "", "At the table"), facts);
+    card.append(K.el("h2", "", K.say("watch.at_the_table")), facts);
     document.getElementById("facts").replaceChildren(...(facts.childElementCount ? [card] : []));
   }
 

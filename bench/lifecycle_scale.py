@@ -45,6 +45,7 @@ from infra.store.table_item import TableRecord
 from local import delivery
 from local.lambda_events import HttpAnswer, invoke_http
 from local.moto_atomic import moto_server, serve_faster
+from local.operations import FUNCTIONS  # the local stack's name → template.yaml's
 from local.provision import function_timeout
 from local.stack import LocalStack, start_local_stack, stop_local_stack
 from local.tournament import RandomBot
@@ -57,15 +58,6 @@ ENVIRONMENT = {
     "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
     "POWERTOOLS_TRACE_DISABLED": "true",
     "POWERTOOLS_METRICS_DISABLED": "true",
-}
-# the local stack's name for each function → its logical id in template.yaml
-FUNCTIONS = {
-    "publisher": "PublisherFunction",
-    "timers": "TimerFunction",
-    "progression": "ProgressionFunction",
-    "jobs": "JobFunction",
-    "timeout": "TimeoutFunction",
-    "sweeper": "SweeperFunction",
 }
 SHARE_OF_TIMEOUT = 1 / 3
 API_LIMIT_SECONDS = 1.0

@@ -14,7 +14,7 @@ SAM_TOOLS := aws-sam-cli==1.170.0 cfn-lint==1.58.0
 DEMO_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: demo serve test flake-hunt bracket-sweep lint bench bench-lifecycle calibrate template-check clean
+.PHONY: demo serve test flake-hunt bracket-sweep lint bench bench-lifecycle calibrate calibrate-check template-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ bench-lifecycle: $(STAMP)
 CALIBRATE_PLAYERS ?= 300
 calibrate: $(STAMP)
 	$(BIN)/python -m cli.calibrate --players $(CALIBRATE_PLAYERS)
+
+# The model's counts against a served 300-player tournament, within 5% (not yet in
+# `make test`: on a loaded host its bots sometimes finish no action to count)
+calibrate-check: $(STAMP)
+	$(BIN)/python -m pytest -n0 tests/local/capacity_served_check.py
 
 $(SAM_STAMP): Makefile
 	$(PYTHON) -m venv $(SAM_VENV)

@@ -14,7 +14,7 @@ import suite_dice
 from local.fake_aws import FAKE_AWS_ENV, pointing_elsewhere
 
 # whole tournaments played on moto or on the served stack: minutes each
-LONG = ("tests/progression/", "tests/local/test_capacity_served.py")
+LONG = ("tests/progression/", "tests/local/capacity_served_check.py")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

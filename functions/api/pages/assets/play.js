@@ -174,7 +174,9 @@
       query: socketQuery,
       onMessage,
       onOpen: () => refresh(),
-      onPoll: () => refresh(),
+      // the socket lost: a player at a table reads it every few seconds; one waiting for
+      // the start keeps to the slow waiting reads (`waitAgain`), however many they are
+      onPoll: () => (table ? refresh() : undefined),
     });
   }
 
@@ -226,28 +228,30 @@
     } else if (!where.table) {
       notice(where.tournament_status === "running" || where.tournament_status === "starting"
         ? K.say("play.waiting_table") : K.say("play.waiting_start"), "");
-      if (!headerKept) refreshHeader(); // players keep joining: the header counts them
+      waitAgain(known ? cup.body.player_count : 0); // players keep joining: the header counts them
     }
     $("you-text").textContent = text;
   }
 
+  // A player waiting for the start reads where they are (and the header) again now and
+  // then: slowly, and the slower the more players there are, so that all of them together
+  // ask the API for about WAITING_READS requests a second, at any size (every 5 s would
+  // be 200,000 a second for a million waiting phones: 20 times API Gateway's account
+  // quota). The seating itself arrives on the socket (`seated`); this is the fallback.
+  const WAITING_READS = 20;
+  let waiting = null;
+  function waitAgain(players) {
+    clearTimeout(waiting);
+    const pause = Math.max(15, players / WAITING_READS) * (0.75 + Math.random() / 2);
+    waiting = setTimeout(() => { waiting = null; whereabouts(); }, pause * 1000);
+  }
+
   // A seating means the tournament has moved on (started, or a new round): the header
-  // read when the page opened would still say "open". Round 1's tables can be seated
-  // before the start job marks the tournament running, so "starting" is read again.
-  let headerKept = false; // a refreshHeader loop runs
+  // read when the page opened would still say "open".
   async function refreshHeader() {
-    headerKept = true;
+    clearTimeout(waiting);
     const cup = await K.api("GET", base);
-    headerKept = false;
-    if (cup.status !== 200) return;
-    showTournament(cup.body);
-    // while it starts, and while players still join, the header keeps up by itself
-    const again = cup.body.status === "starting" ? 1000
-      : ["created", "open", "closed"].includes(cup.body.status) && !table ? 5000 : 0;
-    if (again) {
-      headerKept = true;
-      setTimeout(refreshHeader, again);
-    }
+    if (cup.status === 200) showTournament(cup.body);
   }
 
   // The header as the tournament stands now: its status and how many play.

@@ -74,3 +74,10 @@ def test_http_routes_write_ids_as_braces() -> None:
         "http:POST /tournaments/{}/tables/{}/actions"
     )
     assert http_route("GET", "/tournaments") == "http:GET /tournaments"
+    # an id without a digit is still an id; a route's own words stay
+    assert http_route("POST", "/tournaments/t-kqxvwmzhab/tables/R1-1/actions") == (
+        "http:POST /tournaments/{}/tables/{}/actions"
+    )
+    assert http_route("POST", "/tournaments/t-kqxvwmzhab/me/socket-ticket") == (
+        "http:POST /tournaments/{}/me/socket-ticket"
+    )

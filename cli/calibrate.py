@@ -26,45 +26,18 @@ from typing import Any
 import aiohttp
 
 from cli.api_client import ApiClient
+from cli.calibrate_phones import count_phones
 from cli.demo_bots import DemoBots, bot_names
 from cli.push import bearer, connect_url, socket_url
 from cli.serve import serving_in_background
+from cli.stack_counts import settled
 from core.bracket import BracketPlan
-from core.capacity.calibration import CALIBRATION_FILE, Counts, calibrate
-from local.operations import PATH
+from core.capacity.calibration import CALIBRATION_FILE, calibrate
 
-SETTLE_SECONDS = 2.0  # counts unchanged this long: the pushes and progression are done
-SETTLE_LIMIT = 180.0  # one record a batch: the pushes may trail the final by a minute
 CONNECTS_AT_ONCE = 16
 BATCH_VARIABLES = ("KNOBELCUP_LOCAL_STREAM_BATCH", "KNOBELCUP_LOCAL_QUEUE_BATCH")
 BOT_WORKERS = 8  # tables moved at once (each a thread taking turns over HTTP)
 CONNECT_SECONDS = 600.0
-
-
-def read_counts(url: str) -> Counts:
-    """What the served stack counted so far."""
-    answer: Counts = ApiClient(url).ok("GET", PATH)
-    return answer
-
-
-def settled(url: str) -> Counts:
-    """The counts once nothing has changed them for `SETTLE_SECONDS`."""
-    deadline = time.monotonic() + SETTLE_LIMIT
-    last = read_counts(url)
-    while time.monotonic() < deadline:
-        time.sleep(SETTLE_SECONDS)
-        now = read_counts(url)
-        if _without_reads_of_counts(now) == _without_reads_of_counts(last):
-            return now
-        last = now
-    return last
-
-
-def _without_reads_of_counts(counts: Counts) -> dict[str, Any]:
-    """The calls that only the tournament makes (not the clock's sweeps, nor reads of
-    these counts)."""
-    moving = ("apigateway:", "scheduler:", "events:", "lambda:P", "lambda:T", "lambda:J")
-    return {k: v for k, v in counts["calls"].items() if k.startswith(moving)}
 
 
 @contextmanager
@@ -172,7 +145,7 @@ def play_counted(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Play, count, write the calibration file."""
+    """Play, count, write the calibration file; then count people's phones into it."""
     parser = argparse.ArgumentParser(prog="calibrate", description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=300)
     parser.add_argument("--game", default="maexchen")
@@ -180,14 +153,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--advance", type=int, default=2)
     parser.add_argument("--dice-seed", default="calibration")
     parser.add_argument("--out", type=Path, default=CALIBRATION_FILE)
+    parser.add_argument(
+        "--phones-only",
+        action="store_true",
+        help="count only the phones (needs Chromium) and keep the file's tournament figures",
+    )
     args = parser.parse_args(argv)
     with one_change_a_batch(), serving_in_background(0, "--dice-seed", args.dice_seed) as url:
-        run = play_counted(
-            url, args.players, game=args.game, table_size=args.table_size, advance=args.advance
-        )
-    calibration = calibrate(run)
+        if args.phones_only:
+            calibration = json.loads(args.out.read_text(encoding="utf-8"))
+        else:
+            run = play_counted(
+                url, args.players, game=args.game, table_size=args.table_size, advance=args.advance
+            )
+            calibration = calibrate(run)
+            print(f"{args.out}: {args.players} players in {run['seconds']} s", file=sys.stderr)
+        calibration.update(count_phones(url))
     args.out.write_text(json.dumps(calibration, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{args.out}: {args.players} players in {run['seconds']} s", file=sys.stderr)
     return 0
 
 

@@ -33,6 +33,19 @@ def _service_calls(counts: Counts, part: str = "calls") -> dict[str, float]:
     return {k: v for k, v in counts[part].items() if not k.startswith("local-")}
 
 
+def per_unit(
+    after: Counts, before: Counts, units: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The service's calls and DynamoDB units from `before` to `after`, per unit (a phone,
+    a player), those that happened."""
+    calls = _delta(_service_calls(after), _service_calls(before))
+    billed = _delta(after["units"], before["units"])
+    return (
+        {k: v / units for k, v in calls.items() if v},
+        {k: v / units for k, v in billed.items() if v},
+    )
+
+
 def played_seats(plan: BracketPlan) -> tuple[int, int]:
     """(tables that are played, seats at them): a bye is no game."""
     tables = seats = 0
@@ -97,8 +110,17 @@ class Calibration:
 
     @property
     def per_player(self) -> dict[str, float]:
-        """Registration's calls per player, by `service:Operation`."""
+        """Registration's calls per player, by `service:Operation`: a bot's (registered
+        over HTTP, its socket connected with its token in a header)."""
         return dict(self.data["per_player"])
+
+    def per_person(self, pace: str) -> tuple[dict[str, float], dict[str, float]]:
+        """Calls and DynamoDB units per player of `pace`: people take part on a phone (the
+        play page and its scripts, a socket ticket, `cli.calibrate_phones`), bots as the
+        calibration's bots did."""
+        if pace == "people":
+            return dict(self.data["per_phone"]), dict(self.data["per_phone_units"])
+        return self.per_player, dict(self.data["per_player_units"])
 
     def actions(self, plan: BracketPlan) -> float:
         """How many actions the tournament's tables take, all rounds together."""
@@ -108,11 +130,12 @@ class Calibration:
         """How many turns the tournament's tables take."""
         return float(self.data["turns_per_seat"]) * played_seats(plan)[1]
 
-    def counts(self, players: int, actions: float) -> dict[str, float]:
-        """Predicted calls per operation of a tournament of `players` whose tables take
-        `actions` actions (registration, then play; the clock's sweeps left out)."""
+    def counts(self, players: int, actions: float, pace: str = "bots") -> dict[str, float]:
+        """Predicted calls per operation of a tournament of `players` of `pace` whose
+        tables take `actions` actions (registration, then play; the clock's sweeps left
+        out)."""
         found: dict[str, float] = {}
-        for key, per in self.per_player.items():
+        for key, per in self.per_person(pace)[0].items():
             found[key] = found.get(key, 0.0) + per * players
         for key, per in self.per_action.items():
             found[key] = found.get(key, 0.0) + per * actions

@@ -6,7 +6,8 @@ takes one action every `seconds_per_action`, so the peak is the first round's ta
 (`Calibration`) scales with it. A round takes its longest table's time, or longer
 where the binding quota holds the rate down: then its actions ÷ the rate that quota
 allows (what pacing, queuing tables, would give). Connections are made before the
-start, at most `websocket_connects_per_second`.
+start, at most `websocket_connects_per_second`; registration's requests (a person's
+phone: the play page, its scripts, the reads and the socket ticket) spread over it.
 """
 
 from __future__ import annotations
@@ -208,8 +209,12 @@ def build_plan(cal: Calibration, quotas: dict[str, Quota], players: int, shape: 
     registrations = players / (shape.registration_minutes * 60)
     connects = quotas["websocket_connects_per_second"]
     found.append(Demand(connects, registrations, "connects/s over registration"))
+    # people on phones open the play page and its scripts, register, read, ask for a
+    # socket ticket: every one an API Gateway request, spread over the registration
+    joining = _sum(cal.per_person(pace)[0], *API_GATEWAY) * registrations
+    found.append(Demand(quotas["apigateway_rps"], joining, "requests/s over registration"))
     actions = sum(r.actions for r in rounds)
-    counts = cal.counts(players, actions)
+    counts = cal.counts(players, actions, pace)
     plan = Plan(
         players,
         pace,
@@ -225,11 +230,11 @@ def build_plan(cal: Calibration, quotas: dict[str, Quota], players: int, shape: 
 
 def with_increases(plan: Plan) -> dict[str, float]:
     """The adjustable quotas to raise, and to what, for the plan to run unpaced."""
-    return {
-        d.quota.name: d.recommended
-        for d in plan.demands
-        if d.share > 1 and d.quota.adjustable and d.recommended > d.quota.value
-    }
+    raised: dict[str, float] = {}
+    for d in plan.demands:  # a quota met twice (play, registration): the larger figure
+        if d.share > 1 and d.quota.adjustable and d.recommended > d.quota.value:
+            raised[d.quota.name] = max(raised.get(d.quota.name, 0.0), d.recommended)
+    return raised
 
 
 def warm_throughput(plan: Plan) -> tuple[int, int]:

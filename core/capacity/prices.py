@@ -31,7 +31,7 @@ def usage(plan: Plan, cal: Calibration) -> dict[str, float]:
         n * FUNCTIONS[name][0] / 1000 * FUNCTIONS[name][1] / 1024 for name, n in invocations.items()
     )
     socket = sum(v for k, v in counts.items() if k.startswith("apigateway:"))
-    per_unit = cal.data["per_action_units"], cal.data["per_player_units"]
+    per_unit = cal.data["per_action_units"], cal.per_person(plan.pace)[1]
     items = cal.data["items_per_action"]
     return {
         "lambda_request": sum(invocations.values()),

@@ -156,7 +156,10 @@ def test_a_running_bracket_refreshes_and_draws_every_table_with_links(stack: Sta
     assert 'data-refresh="3"' in html  # where they do, its script reads it again in place
     sources = re.findall(r'<script src="([^"]*)"', html)
     assert sources == ["../../assets/live.js", "../../assets/bracket.js"]
-    assert not re.search(r"<link|url\(|https?://", html.split("<body>")[0])  # nothing outside
+    head = html.split("<body>")[0]
+    assert head.count('<link rel="icon" href="data:,">') == 1  # no icon asked for, either
+    head = head.replace('<link rel="icon" href="data:,">', "")
+    assert not re.search(r"<link|url\(|https?://", head)  # nothing outside
     for source in sources:
         script = stack.api.call("GET", "/" + source.removeprefix("../../"))
         assert script.status == 200 and "javascript" in script.headers["content-type"]

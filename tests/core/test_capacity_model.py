@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.capacity.calibration import Calibration
-from core.capacity.model import Shape, build_plan, warm_throughput, with_increases
+from core.capacity.model import Plan, Shape, build_plan, warm_throughput, with_increases
 from core.capacity.prices import cost
 from core.capacity.quotas import UnknownQuota, load_quotas
 from core.capacity.report import largest_at, raised, render
@@ -80,3 +80,37 @@ def test_the_report_names_every_quota_the_binding_one_and_the_cost() -> None:
     assert "hottest partition keys" in text
     assert "TableWarmWriteUnits=" in text
     assert sum(cost(plan, CAL).values()) > 0
+
+
+def test_people_join_on_phones_whose_pages_and_tickets_count_against_the_api() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    people = build_plan(CAL, quotas, 1_000_000, PEOPLE)
+    bots = build_plan(CAL, quotas, 1_000_000, Shape(pace="bots"))
+
+    def joining(plan_: Plan) -> float:
+        return next(
+            d.peak
+            for d in plan_.demands
+            if d.quota.name == "apigateway_rps" and "registration" in d.unit
+        )
+
+    phone, _ = CAL.per_person("people")
+    # a phone: the page, its scripts, the registration, its reads, the socket's ticket
+    assert phone["http:GET /tournaments/{}/play"] == 1
+    assert phone["http:POST /tournaments/{}/me/socket-ticket"] == 1
+    assert phone["http:GET /assets/{}"] >= 4
+    requests = sum(v for k, v in phone.items() if k.startswith(("http:", "apigateway:")))
+    assert joining(people) == pytest.approx(requests * 1_000_000 / 1800)
+    # a bot registers and connects: two requests; a phone several times as many
+    assert joining(people) > 4 * joining(bots)
+    assert people.totals["http:POST /tournaments/{}/me/socket-ticket"] == pytest.approx(1_000_000)
+    assert "http:POST /tournaments/{}/me/socket-ticket" not in bots.totals
+
+
+def test_a_quota_met_twice_is_raised_to_the_larger_of_its_demands() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    # registering a million people in 3 minutes: the API's registration rate exceeds it too
+    plan = build_plan(CAL, quotas, 1_000_000, Shape(pace="people", registration_minutes=3))
+    on_api = [d for d in plan.demands if d.quota.name == "apigateway_rps"]
+    assert len(on_api) == 2 and all(d.share > 1 for d in on_api)
+    assert with_increases(plan)["apigateway_rps"] == max(d.recommended for d in on_api)

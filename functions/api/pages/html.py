@@ -140,6 +140,8 @@ def document(
     return (
         f'<!doctype html><html lang="{esc(lang)}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        # no icon: a browser would otherwise ask every phone's first visit for /favicon.ico
+        '<link rel="icon" href="data:,">'
         f"{meta}<title>{esc(title)}</title><style>{CSS}{LIVE_CSS}{css}</style>{tags}</head>"
         f"<body{f' class={esc(body_class)}' if body_class else ''}>{link}{body}{words}"
         "</body></html>"

@@ -62,8 +62,8 @@ CALIBRATE_PLAYERS ?= 300
 calibrate: $(STAMP)
 	$(BIN)/python -m cli.calibrate --players $(CALIBRATE_PLAYERS)
 
-# The model's counts against a served 300-player tournament, within 5% (not yet in
-# `make test`: on a loaded host its bots sometimes finish no action to count)
+# The model's counts against a served 300-player tournament, within 5% (CI runs it after
+# `make test`: it plays for minutes on one core)
 calibrate-check: $(STAMP)
 	$(BIN)/python -m pytest -n0 tests/local/capacity_served_check.py
 

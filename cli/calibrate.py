@@ -35,20 +35,26 @@ from core.bracket import BracketPlan
 from core.capacity.calibration import CALIBRATION_FILE, calibrate
 
 CONNECTS_AT_ONCE = 16
-BATCH_VARIABLES = ("KNOBELCUP_LOCAL_STREAM_BATCH", "KNOBELCUP_LOCAL_QUEUE_BATCH")
+# one record a batch and one message a batch; no deadline sweeper
+COUNTED_ALONE = {
+    "KNOBELCUP_LOCAL_STREAM_BATCH": "1",
+    "KNOBELCUP_LOCAL_QUEUE_BATCH": "1",
+    "KNOBELCUP_LOCAL_SWEEP_SECONDS": "inf",
+}
 BOT_WORKERS = 8  # tables moved at once (each a thread taking turns over HTTP)
 CONNECT_SECONDS = 600.0
 
 
 @contextmanager
-def one_change_a_batch() -> Iterator[None]:
+def counted_alone() -> Iterator[None]:
     """Services started inside hand their stream readers one record a batch and their
     queue consumers one message a batch: a table's changes are never merged in a batch
     (`infra/outbox/timers.py: last_changes`) nor a round's events in one invocation, as
     at people's pace on AWS, so the counts per action do not depend on how busy the host
-    is."""
-    saved = {name: os.environ.get(name) for name in BATCH_VARIABLES}
-    os.environ.update(dict.fromkeys(BATCH_VARIABLES, "1"))
+    is; and run no deadline sweeper (it moves the `due_at` of every table in play once a
+    minute: writes by the clock, which the model counts apart, docs/capacity.md)."""
+    saved = {name: os.environ.get(name) for name in COUNTED_ALONE}
+    os.environ.update(COUNTED_ALONE)
     try:
         yield
     finally:
@@ -159,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="count only the phones (needs Chromium) and keep the file's tournament figures",
     )
     args = parser.parse_args(argv)
-    with one_change_a_batch(), serving_in_background(0, "--dice-seed", args.dice_seed) as url:
+    with counted_alone(), serving_in_background(0, "--dice-seed", args.dice_seed) as url:
         if args.phones_only:
             calibration = json.loads(args.out.read_text(encoding="utf-8"))
         else:

@@ -68,7 +68,6 @@ def calibrate(run: dict[str, Any]) -> dict[str, Any]:
     units = _delta(finished["units"], registered["units"])
     registration_units = _delta(registered["units"], before["units"])
     actions, turns = play.get(ACTION_ROUTE, 0), play.get(TURN_CALL, 0)
-    minutes = run["seconds"] / 60
     return {
         "source": {
             "game": run["game"],
@@ -87,7 +86,6 @@ def calibrate(run: dict[str, Any]) -> dict[str, Any]:
         "per_action": {k: v / actions for k, v in play.items() if v and k not in PER_MINUTE},
         "items_per_action": {k: v / actions for k, v in items.items() if v},
         "per_action_units": {k: v / actions for k, v in units.items() if v},
-        "per_minute": {k: play.get(k, 0) / minutes for k in PER_MINUTE},
         "item_kinds": finished["item_kinds"],
     }
 

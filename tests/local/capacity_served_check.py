@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from suite_dice import suite_seed
 
-from cli.calibrate import one_change_a_batch, play_counted
+from cli.calibrate import counted_alone, play_counted
 from cli.serve import serving_in_background
 from core.bracket import BracketPlan
 from core.capacity.calibration import ACTION_ROUTE, Calibration, calibrate, played_seats
@@ -28,7 +28,7 @@ BY_THE_CLOCK = frozenset(
 
 def test_the_model_predicts_every_operation_of_a_300_player_tournament() -> None:
     seed = suite_seed("capacity")
-    with one_change_a_batch(), serving_in_background(0, "--dice-seed", seed) as url:
+    with counted_alone(), serving_in_background(0, "--dice-seed", seed) as url:
         run = play_counted(url, PLAYERS)
     model = Calibration.load()
     counted = {

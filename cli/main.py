@@ -40,9 +40,10 @@ from cli.botkit import (
     run_bot,
 )
 from cli.options import add_url_option
-from cli.play import play
+from cli.play import console_language, organizer_language, play
 from cli.push_watch import connector
 from cli.udp_bridge import command as udp_bridge
+from core.words import LANGUAGES, say
 
 FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
 CLOSED_PIPE = 141  # 128 + SIGPIPE: how a shell reports a writer whose reader went away
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--token", help="resume with the token printed when you registered")
     _add_no_push(player)
     _add_retry_budget(player)
+    _add_language(player)
 
     bot = commands.add_parser("bot", help="run bots that play with a decide(view) function")
     bot.add_argument(
@@ -81,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         " the projector or with `organize status --watch` (default 0: as fast as it goes)",
     )
     _add_retry_budget(bot)
+    _add_language(bot)
 
     admin.add_admin_parser(commands)
     udp_bridge.add_parser(commands)
@@ -99,6 +102,15 @@ def _add_service(parser: argparse.ArgumentParser) -> None:
         "--join-code",
         metavar="CODE",
         help="the tournament's join code, where its organizer set one (not needed to resume)",
+    )
+
+
+def _add_language(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        help="what the terminal says, German or English (default: the organizer's choice for "
+        "the tournament, else the locale: LANG=de_DE... speaks German, else English)",
     )
 
 
@@ -178,6 +190,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 join_code=parsed.join_code,
                 retry=retry,
                 push=push,
+                language=parsed.language,
             )
         return _bots(parsed)
     except (ApiError, RetriesExhausted) as error:
@@ -196,6 +209,15 @@ def _forward(command: str, argv: Sequence[str]) -> int:
     return int(module.main(list(argv)))
 
 
+def _tournament_language(url: str, tournament: str) -> str:
+    """What the bots' lines say to a person: the organizer's language, else the locale's."""
+    client = ApiClient(url)
+    try:
+        return console_language(None, organizer_language(client, tournament))
+    finally:
+        client.close()
+
+
 def _bots(args: argparse.Namespace) -> int:
     """Run `--count` bots, a thread and a client each; one line per bot at the end."""
     if os.getcwd() not in sys.path:  # dotted names import from here, as with `python -m`
@@ -209,12 +231,13 @@ def _bots(args: argparse.Namespace) -> int:
         print("error: --count must be at least 1", file=sys.stderr)
         return 2
     base = args.name or bot_name(args.module)
+    lang = args.language or _tournament_language(args.url, args.tournament)
     names = [f"{base}-{n}" for n in range(1, args.count + 1)]
     results: dict[str, BotResult | str | ServiceUnreachable] = {}
     stop = threading.Event()
 
     def registered(seat: Seat) -> None:
-        print(f"{seat.name} registered as {seat.player_id}", flush=True)
+        print(say(lang, "console.bot_registered", name=seat.name, id=seat.player_id), flush=True)
 
     def bot(name: str) -> None:
         client = ApiClient(args.url)
@@ -243,7 +266,7 @@ def _bots(args: argparse.Namespace) -> int:
                 thread.join(timeout=0.5)
     except KeyboardInterrupt:
         stop.set()
-        print("\nStopping the bots.", file=sys.stderr)
+        print("\n" + say(lang, "console.stopping_bots"), file=sys.stderr)
         return 130
     unreachable = [r for r in results.values() if isinstance(r, ServiceUnreachable)]
     if unreachable:  # said once, not once a bot

@@ -135,8 +135,7 @@ def choice_label(
         return say(lang, "console.announce_maexchen", label=label) if value == 21 else label
     if kind == "doubt":
         announcer = _who(view.get("announcer"), me, names, lang)
-        whose = say(lang, "story.whose", name=announcer, value=view.get("announcement"))
-        return say(lang, "console.doubt", whose=whose)
+        return say(lang, "console.doubt", name=announcer, value=view.get("announcement"))
     if kind == "throw":
         if view["game"] == "maexchen" and view.get("stage") == "response":
             return say(lang, "console.believe", value=view.get("announcement"))

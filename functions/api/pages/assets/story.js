@@ -298,7 +298,7 @@
     }
   }
 
-  // The round's worst threw what another threw with as many throws: "Mit ist Schitt".
+  // The round's worst threw what another threw with as many throws (Mit ist Schitt).
   function mitIstSchitt(turns, worst) {
     const mine = turns.find(([p, last]) => p === worst && last !== null);
     return !!mine && turns.some(([p, last, n]) => p !== worst && last !== null && last === mine[1] && n === mine[2]);

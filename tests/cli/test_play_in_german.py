@@ -132,7 +132,7 @@ def test_the_story_in_german_keeps_the_games_words() -> None:
         "Runde 1: du fängst an.",
         "Du würfelst 44, einen Pasch.",
         "Du sagst 21 an — Mäxchen!",
-        "Ben zweifelt deine 21 an: es war 44 — du verlierst 2 (2 von 3 Strafpunkte).",
+        "Ben zweifelt deine 21 an: es war 44 — du verlierst 2 (Strafpunkte: 2 von 3).",
     ]
 
 

@@ -85,7 +85,7 @@ def test_the_browser_tells_a_table_as_the_terminal_does(
     browser_pages: dict[str, Page], game: str, lang: str
 ) -> None:
     page = browser_pages[lang]
-    disqualified = {"en": "disqualified: out of", "de": "disqualifiziert: raus"}[lang]
+    disqualified = {"en": "disqualified: out of", "de": "disqualifiziert und scheide"}[lang]
     told_disqualified = False
     for variant, options in enumerate(OPTIONS[game]):
         entries = random_table(game, options, seed=variant)

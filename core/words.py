@@ -1,12 +1,16 @@
 """Every sentence the pages and the console client show a person, in German and English.
 
 One catalogue, plain data (no I/O): the pages draw with it (`functions.api.pages`), hand
-the part their scripts need to the browser as JSON (`SCRIPT_KEYS`), and the console client
-says the same things with the same words. A key is dotted, `"<where>.<what>"`; a counted
-noun has a `.one` and an `.other` form. The games' own words (Mäxchen, Pasch, Schikanen,
-Hölzchen, "Mit ist Schitt") stay German in both languages: that is what they are called
-at an English table too. `tests/test_words.py` fails on a key missing in one language,
-on a placeholder one language has and the other lacks, and on a key used but not here.
+the part their scripts need to the browser as JSON (`SCRIPT_PREFIXES`, read by live.js's
+`K.say`), and the console client says the same things with the same words: the table's
+story (`story.*`) is told by `cli.table_story` and `assets/story.js` from the same keys,
+what the console alone prints is `console.*`, a table view's facts are `fact.*`. A key is
+dotted, `"<where>.<what>"`; a counted noun has a `.one` and an `.other` form; a sentence
+about a player has a `.you` twin for the player it is told to. The games' own words
+(Mäxchen, Pasch, Schikanen, Hölzchen, "Mit ist Schitt") stay German in both languages:
+that is what they are called at an English table too. `tests/test_words.py` fails on a
+key missing in one language, on a placeholder one language has and the other lacks, and
+on a key used (by the pages, the narrators or the console) but not here.
 """
 
 from __future__ import annotations

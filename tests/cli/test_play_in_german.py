@@ -8,12 +8,15 @@ import io
 import json
 from typing import Any
 
+import pytest
+
 from cli.api_client import ApiClient
 from cli.main import build_parser
-from cli.play import Player, console_language
+from cli.play import Player, console_language, organizer_language, play
 from cli.table_story import Narrator
 from core.actions import Announce, Throw
 from core.registry import get_game
+from local.lambda_events import HttpAnswer
 
 MAEXCHEN = get_game("maexchen")
 
@@ -155,3 +158,34 @@ def test_the_42_story_in_german_passes_hoelzchen_and_says_mit_ist_schitt() -> No
     english = Narrator("b", names={"a": "Anna"})
     english.lines(seated)
     assert "(Mit ist Schitt)" in english.lines(scored)[0]
+
+
+class Tournament:
+    """A transport that answers a tournament read with the organizer's `language`, and
+    stops at the registration after it (a person's Ctrl-C, as it were)."""
+
+    def __init__(self, language: str | None, status: int = 200) -> None:
+        self.language, self.status, self.calls = language, status, 0
+
+    def call(self, method: str, path: str, body: object = None, **request: Any) -> HttpAnswer:
+        self.calls += 1
+        if method == "POST":
+            raise KeyboardInterrupt
+        return HttpAnswer(self.status, {"language": self.language}, "", {})
+
+    def close(self) -> None:
+        """Nothing to drop."""
+
+
+def test_the_organizers_language_comes_from_the_tournament(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert organizer_language(Tournament("de"), "t-x") == "de"  # type: ignore[arg-type]
+    assert organizer_language(Tournament(None), "t-x") is None  # type: ignore[arg-type]
+    assert organizer_language(Tournament("de", 404), "t-x") is None  # type: ignore[arg-type]
+    out = io.StringIO()
+    assert play(Tournament("de"), "t-x", name="Anna", out=out) == 130  # type: ignore[arg-type]
+    assert out.getvalue() == "\nAngehalten.\n"
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    out = io.StringIO()
+    asked = Tournament("de")
+    assert play(asked, "t-x", name="Anna", out=out, language="en") == 130  # type: ignore[arg-type]
+    assert out.getvalue() == "\nStopped.\n" and asked.calls == 1  # no read: it was asked for

@@ -43,7 +43,7 @@ from cli.options import add_url_option
 from cli.play import console_language, organizer_language, play
 from cli.push_watch import connector
 from cli.udp_bridge import command as udp_bridge
-from core.words import LANGUAGES, say
+from core.words import LANGUAGES, count, say
 
 FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
 CLOSED_PIPE = 141  # 128 + SIGPIPE: how a shell reports a writer whose reader went away
@@ -194,12 +194,13 @@ def _main(argv: Sequence[str] | None) -> int:
             )
         return _bots(parsed)
     except (ApiError, RetriesExhausted) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(_said_language(parsed), "console.error", error=error), file=sys.stderr)
         return 1
     except BrokenPipeError:
         raise
     except OSError as error:
-        print(f"error: cannot reach {parsed.url}: {error}", file=sys.stderr)
+        lang = _said_language(parsed)
+        print(say(lang, "console.unreachable", url=parsed.url, error=error), file=sys.stderr)
         return 1
 
 
@@ -207,6 +208,12 @@ def _forward(command: str, argv: Sequence[str]) -> int:
     """`main(argv)` of the command's module, imported only now."""
     module = importlib.import_module(FORWARDED[command])
     return int(module.main(list(argv)))
+
+
+def _said_language(args: argparse.Namespace) -> str:
+    """The language of a last word (an error) when the tournament may not be reachable:
+    `--language`, else the locale's."""
+    return console_language(args.language)
 
 
 def _tournament_language(url: str, tournament: str) -> str:
@@ -225,15 +232,15 @@ def _bots(args: argparse.Namespace) -> int:
     try:
         decide = load_decider(args.module)
     except BotLoadError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(_said_language(args), "console.error", error=error), file=sys.stderr)
         return 2
     if args.count < 1:
-        print("error: --count must be at least 1", file=sys.stderr)
+        print(say(_said_language(args), "console.count_at_least_one"), file=sys.stderr)
         return 2
     base = args.name or bot_name(args.module)
     lang = args.language or _tournament_language(args.url, args.tournament)
     names = [f"{base}-{n}" for n in range(1, args.count + 1)]
-    results: dict[str, BotResult | str | ServiceUnreachable] = {}
+    results: dict[str, BotResult | str | ServiceUnreachable] = {}  # str: the line to print
     stop = threading.Event()
 
     def registered(seat: Seat) -> None:
@@ -249,11 +256,11 @@ def _bots(args: argparse.Namespace) -> int:
                 push=None if args.no_push else connector(args.url, args.tournament),
             )  # fmt: skip
         except BotStopped:
-            results[name] = "stopped"
+            results[name] = say(lang, "console.bot_stopped", name=name)
         except ServiceUnreachable as error:
             results[name] = error
         except (ApiError, OSError, RetriesExhausted) as error:
-            results[name] = f"stopped: {error}"
+            results[name] = say(lang, "console.bot_stopped_by", name=name, error=error)
         finally:
             client.close()
 
@@ -270,12 +277,25 @@ def _bots(args: argparse.Namespace) -> int:
         return 130
     unreachable = [r for r in results.values() if isinstance(r, ServiceUnreachable)]
     if unreachable:  # said once, not once a bot
-        print(f"error: {unreachable[0]}", file=sys.stderr)
+        print(say(lang, "console.error", error=unreachable[0]), file=sys.stderr)
         return 1
     for name in names:
-        result = results.get(name, "stopped without a result")
-        print(result.describe() if isinstance(result, BotResult) else f"{name}: {result}")
+        result = results.get(name, say(lang, "console.bot_no_result", name=name))
+        print(_bot_line(result, lang) if isinstance(result, BotResult) else result)
     return 0 if all(isinstance(r, BotResult) and r.error is None for r in results.values()) else 1
+
+
+def _bot_line(result: BotResult, lang: str) -> str:
+    """A bot's end in one line: its place, or why it stopped."""
+    if result.error is not None:
+        return say(lang, "console.bot_stopped_by", name=result.name, error=result.error)
+    done = {
+        "tables": count(lang, result.tables, "tables"),
+        "actions": count(lang, result.actions, "actions"),
+    }
+    if result.place is None:
+        return say(lang, "console.bot_place_unknown", name=result.name, **done)
+    return say(lang, "console.bot_place", name=result.name, place=result.place, **done)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ def organizer_language(client: Transport, tournament: str) -> str | None:
     try:
         answer = client.call("GET", f"/tournaments/{tournament}")
     except (OSError, http.client.HTTPException):
+        client.close()  # a connection left mid-request would refuse the next one
         return None
     body = answer.body if answer.status == 200 else None
     found = body.get("language") if isinstance(body, dict) else None

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from cli.api_client import ApiClient
-from cli.main import build_parser
+from cli.botkit import BotResult
+from cli.main import _bot_line, build_parser
 from cli.play import Player, console_language, organizer_language, play
 from cli.table_story import Narrator
 from core.actions import Announce, Throw
@@ -189,3 +190,11 @@ def test_the_organizers_language_comes_from_the_tournament(monkeypatch: pytest.M
     asked = Tournament("de")
     assert play(asked, "t-x", name="Anna", out=out, language="en") == 130  # type: ignore[arg-type]
     assert out.getvalue() == "\nStopped.\n" and asked.calls == 1  # no read: it was asked for
+
+
+def test_a_bots_last_line_speaks_the_language() -> None:
+    done = BotResult("b-1", "p-1", 3, True, 2, 1)
+    assert _bot_line(done, "en") == "b-1: place 3 (2 tables, 1 action)"
+    assert _bot_line(done, "de") == "b-1: Platz 3 (2 Tische, 1 Zug)"
+    stopped = BotResult("b-2", "p-2", None, False, 0, 0, "the service rejected it")
+    assert _bot_line(stopped, "de") == "b-2: angehalten: the service rejected it"

@@ -40,9 +40,10 @@ from cli.botkit import (
     run_bot,
 )
 from cli.options import add_url_option
-from cli.play import play
+from cli.play import console_language, organizer_language, play
 from cli.push_watch import connector
 from cli.udp_bridge import command as udp_bridge
+from core.words import LANGUAGES, count, say
 
 FORWARDED = {"serve": "cli.serve", "demo": "cli.demo"}  # take every argument after them
 CLOSED_PIPE = 141  # 128 + SIGPIPE: how a shell reports a writer whose reader went away
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--token", help="resume with the token printed when you registered")
     _add_no_push(player)
     _add_retry_budget(player)
+    _add_language(player)
 
     bot = commands.add_parser("bot", help="run bots that play with a decide(view) function")
     bot.add_argument(
@@ -81,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         " the projector or with `organize status --watch` (default 0: as fast as it goes)",
     )
     _add_retry_budget(bot)
+    _add_language(bot)
 
     admin.add_admin_parser(commands)
     udp_bridge.add_parser(commands)
@@ -99,6 +102,15 @@ def _add_service(parser: argparse.ArgumentParser) -> None:
         "--join-code",
         metavar="CODE",
         help="the tournament's join code, where its organizer set one (not needed to resume)",
+    )
+
+
+def _add_language(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        help="what the terminal says, German or English (default: the organizer's choice for "
+        "the tournament, else the locale: LANG=de_DE... speaks German, else English)",
     )
 
 
@@ -178,15 +190,17 @@ def _main(argv: Sequence[str] | None) -> int:
                 join_code=parsed.join_code,
                 retry=retry,
                 push=push,
+                language=parsed.language,
             )
         return _bots(parsed)
     except (ApiError, RetriesExhausted) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(_said_language(parsed), "console.error", error=error), file=sys.stderr)
         return 1
     except BrokenPipeError:
         raise
     except OSError as error:
-        print(f"error: cannot reach {parsed.url}: {error}", file=sys.stderr)
+        lang = _said_language(parsed)
+        print(say(lang, "console.unreachable", url=parsed.url, error=error), file=sys.stderr)
         return 1
 
 
@@ -196,6 +210,21 @@ def _forward(command: str, argv: Sequence[str]) -> int:
     return int(module.main(list(argv)))
 
 
+def _said_language(args: argparse.Namespace) -> str:
+    """The language of a last word (an error) when the tournament may not be reachable:
+    `--language`, else the locale's."""
+    return console_language(args.language)
+
+
+def _tournament_language(url: str, tournament: str) -> str:
+    """What the bots' lines say to a person: the organizer's language, else the locale's."""
+    client = ApiClient(url)
+    try:
+        return console_language(None, organizer_language(client, tournament))
+    finally:
+        client.close()
+
+
 def _bots(args: argparse.Namespace) -> int:
     """Run `--count` bots, a thread and a client each; one line per bot at the end."""
     if os.getcwd() not in sys.path:  # dotted names import from here, as with `python -m`
@@ -203,18 +232,19 @@ def _bots(args: argparse.Namespace) -> int:
     try:
         decide = load_decider(args.module)
     except BotLoadError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(_said_language(args), "console.error", error=error), file=sys.stderr)
         return 2
     if args.count < 1:
-        print("error: --count must be at least 1", file=sys.stderr)
+        print(say(_said_language(args), "console.count_at_least_one"), file=sys.stderr)
         return 2
     base = args.name or bot_name(args.module)
+    lang = args.language or _tournament_language(args.url, args.tournament)
     names = [f"{base}-{n}" for n in range(1, args.count + 1)]
-    results: dict[str, BotResult | str | ServiceUnreachable] = {}
+    results: dict[str, BotResult | str | ServiceUnreachable] = {}  # str: the line to print
     stop = threading.Event()
 
     def registered(seat: Seat) -> None:
-        print(f"{seat.name} registered as {seat.player_id}", flush=True)
+        print(say(lang, "console.bot_registered", name=seat.name, id=seat.player_id), flush=True)
 
     def bot(name: str) -> None:
         client = ApiClient(args.url)
@@ -226,11 +256,11 @@ def _bots(args: argparse.Namespace) -> int:
                 push=None if args.no_push else connector(args.url, args.tournament),
             )  # fmt: skip
         except BotStopped:
-            results[name] = "stopped"
+            results[name] = say(lang, "console.bot_stopped", name=name)
         except ServiceUnreachable as error:
             results[name] = error
         except (ApiError, OSError, RetriesExhausted) as error:
-            results[name] = f"stopped: {error}"
+            results[name] = say(lang, "console.bot_stopped_by", name=name, error=error)
         finally:
             client.close()
 
@@ -243,16 +273,29 @@ def _bots(args: argparse.Namespace) -> int:
                 thread.join(timeout=0.5)
     except KeyboardInterrupt:
         stop.set()
-        print("\nStopping the bots.", file=sys.stderr)
+        print("\n" + say(lang, "console.stopping_bots"), file=sys.stderr)
         return 130
     unreachable = [r for r in results.values() if isinstance(r, ServiceUnreachable)]
     if unreachable:  # said once, not once a bot
-        print(f"error: {unreachable[0]}", file=sys.stderr)
+        print(say(lang, "console.error", error=unreachable[0]), file=sys.stderr)
         return 1
     for name in names:
-        result = results.get(name, "stopped without a result")
-        print(result.describe() if isinstance(result, BotResult) else f"{name}: {result}")
+        result = results.get(name, say(lang, "console.bot_no_result", name=name))
+        print(_bot_line(result, lang) if isinstance(result, BotResult) else result)
     return 0 if all(isinstance(r, BotResult) and r.error is None for r in results.values()) else 1
+
+
+def _bot_line(result: BotResult, lang: str) -> str:
+    """A bot's end in one line: its place, or why it stopped."""
+    if result.error is not None:
+        return say(lang, "console.bot_stopped_by", name=result.name, error=result.error)
+    done = {
+        "tables": count(lang, result.tables, "tables"),
+        "actions": count(lang, result.actions, "actions"),
+    }
+    if result.place is None:
+        return say(lang, "console.bot_place_unknown", name=result.name, **done)
+    return say(lang, "console.bot_place", name=result.name, place=result.place, **done)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ cup when someone doubted, who lost how many points, who is out, and the table's 
 in order, for one player (`me`, told as "you") or a spectator (`me` None). It needs
 nothing but the records: the seating record tells it the game, the seats and the rules.
 Display names are used where the API gives them (`players` in table answers); ids
-otherwise. Events this module does not know are still told, plainly.
+otherwise. Events this module does not know are still told, plainly. Every sentence is
+the catalogue's (`core.words`, `story.*`), in `lang`: `assets/story.js` tells the pages
+the same from the same keys, sentence for sentence.
 """
 
 from __future__ import annotations
@@ -14,23 +16,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import words
 from core.registry import game_title
+from core.words import DEFAULT, count, say
 
 Event = Mapping[str, Any]
-PHASES = {"hinrunde": "Hinrunde", "playoff": "play-off", "rueckrunde": "Rückrunde"}
+PHASES = frozenset({"hinrunde", "playoff", "rueckrunde"})
 MAEXCHEN = 21
 
 
-def ordinal(number: int) -> str:
-    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st, ..."""
-    if 10 <= number % 100 <= 20:
-        return f"{number}th"
-    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
-
-
-def plural(count: int, noun: str) -> str:
-    """`count` and `noun`, with an s unless it is one."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+def ordinal(number: int, lang: str = DEFAULT) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st, ... (German: the number)."""
+    return words.ordinal(lang, number)
 
 
 def throw_value(dice: Iterable[int]) -> int:
@@ -68,11 +65,12 @@ def names_from(players: object) -> dict[str, str]:
 
 @dataclass
 class Narrator:
-    """Tells the records of one table's feed, in order, as `me` sees them."""
+    """Tells the records of one table's feed, in order, as `me` sees them, in `lang`."""
 
     me: str | None
     table: str = ""
     names: dict[str, str] = field(default_factory=dict)
+    lang: str = DEFAULT
     game: str = ""
     seats: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
@@ -82,33 +80,46 @@ class Narrator:
 
     # --- words for players ---------------------------------------------------------
 
+    def w(self, key: str, **values: object) -> str:
+        """The catalogue's sentence `key` in this narrator's language."""
+        return say(self.lang, key, **values)
+
     def name(self, player: object) -> str:
-        """A player as the text calls them: "you", their name, or their id."""
+        """A player as the text calls them: "you" ("du"), their name, or their id."""
         if player == self.me:
-            return "you"
+            return self.w("story.you")
         return self.names.get(str(player), str(player))
 
     def subject(self, text: str) -> str:
-        """`text` (a player's name, "you ...") at the start of a sentence: only "you" is
-        capitalised, never a name or an id."""
-        return "You" + text[3:] if text == "you" or text.startswith("you ") else text
+        """`text` at the start of a line: only "you" ("du") is capitalised, never a name
+        or an id."""
+        you = self.w("story.you")
+        return text[:1].upper() + text[1:] if text == you or text.startswith(you + " ") else text
 
-    def actor(self, player: object) -> str:
-        """A player as the subject of a sentence: "You", or their name."""
-        return self.subject(self.name(player))
+    def by(self, key: str, player: object, **values: object) -> str:
+        """The sentence `key` about `player`, its `.you` form when they are `me` (the verb
+        follows the person), `{name}` filled; lowercase "you" stays for mid-sentence."""
+        mine = player == self.me
+        return self.w(f"{key}.you" if mine else key, name=self.name(player), **values)
 
-    def whose(self, player: object) -> str:
-        """ "your" or "Anna's"."""
-        return "your" if player == self.me else f"{self.name(player)}'s"
+    def told(self, key: str, player: object, **values: object) -> str:
+        """`by`, at the start of a line."""
+        return self.subject(self.by(key, player, **values))
 
-    def does(self, player: object, verb: str, for_you: str) -> str:
-        """The player and a verb that agrees: "Anna loses", "you lose"."""
-        return f"{self.name(player)} {for_you if player == self.me else verb}"
+    def whose(self, player: object, value: object) -> str:
+        """ "your 62" or "Anna's 62" ("deine 62", "die 62 von Anna")."""
+        key = "story.whose.you" if player == self.me else "story.whose"
+        return self.w(key, name=self.name(player), value=value)
 
     def listing(self, players: Iterable[object]) -> str:
         """Players joined with commas and a final "and"."""
         names = [self.name(p) for p in players]
-        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        if len(names) == 1:
+            return names[0]
+        return self.w("story.and", first=", ".join(names[:-1]), last=names[-1])
+
+    def _after(self, throws: int) -> str:
+        return count(self.lang, throws, "after_throws")
 
     # --- records -------------------------------------------------------------------
 
@@ -138,24 +149,28 @@ class Narrator:
         teller = _TELLERS.get(str(kind))
         if teller is None:
             fields = ", ".join(f"{k} {v}" for k, v in event.items() if k != "type")
-            return f"{kind}: {fields}.", 1
+            return self.w("story.unknown", kind=kind, fields=fields), 1
         return teller(self, event), 1
 
     def _head(self, event: Event) -> str:
         if event["type"] == "TurnTimedOut":
-            return f"{self.actor(event['player'])} ran out of time"
-        held = event["announcement_held"]
-        return (
-            f"{self.actor(event['player'])} doubted {self.whose(event['announcer'])} "
-            f"{event['announcement']}: it was {event['revealed']}"
-            + (", the announcement holds" if held else "")
+            return self.told("story.timed_out", event["player"])
+        doubt = self.told(
+            "story.doubted",
+            event["player"],
+            whose=self.whose(event["announcer"], event["announcement"]),
+            revealed=event["revealed"],
         )
+        return self.w("story.held", doubt=doubt) if event["announcement_held"] else doubt
 
     def _penalty(self, event: Event) -> str:
         limit = self.options.get("penalty_limit")
-        total = f"{event['total']} of {limit}" if limit else str(event["total"])
-        loses = self.does(event["player"], "loses", "lose")
-        return f"{loses} {event['points']} ({total} penalty points)"
+        total = (
+            self.w("table.of_limit", value=event["total"], limit=limit)
+            if limit
+            else str(event["total"])
+        )
+        return self.by("story.penalty", event["player"], points=event["points"], total=total)
 
     # --- shared events ---------------------------------------------------------------
 
@@ -164,72 +179,78 @@ class Narrator:
         self.options, self.survivors = dict(event.get("options") or {}), event["survivors"]
         others = [p for p in self.seats if p != self.me]
         who = (
-            f"you play with {self.listing(others)}"
+            self.w("story.play_with", others=self.listing(others))
             if self.me in self.seats
-            else (self.listing(self.seats))
+            else self.listing(self.seats)
         )
-        goes_on = f"{self.survivors} {'goes' if self.survivors == 1 else 'go'} on"
+        goes_on = count(self.lang, self.survivors, "go_on")
         title = game_title(self.game)
-        return (
-            f"Table {self.table} ({title}): {who}; {goes_on}."
-            if self.table
-            else (f"{title}: {who}; {goes_on}.")
-        )
+        if self.table:
+            return self.w(
+                "story.seated_table", table=self.table, game=title, who=who, goes_on=goes_on
+            )
+        return self.w("story.seated", game=title, who=who, goes_on=goes_on)
 
     def _dice_thrown(self, event: Event) -> str:
         player, dice = event["player"], event["dice"]
         if self.game == "maexchen":
             if event["visibility"] == "nobody" and dice is None:
-                return f"{self.actor(player)} threw again without looking."
+                return self.told("story.threw_blind", player)
             if dice is None:
-                return f"{self.actor(player)} threw under the cup."
-            return f"{self.actor(player)} threw {throw_value(dice)}."
+                return self.told("story.threw_cup", player)
+            pasch = dice[0] == dice[1]
+            key = "story.threw_pasch" if pasch else "story.threw"
+            return self.told(key, player, value=throw_value(dice))
         if self.game == "zweiundvierzig":
             if dice is None:
-                self._last_throw[player] = "a covered fifth throw"
-                return f"{self.actor(player)} threw a fifth time, covered."
+                self._last_throw[player] = self.w("story.covered_fifth")
+                return self.told("story.threw_fifth", player)
             self._last_throw[player] = str(throw_value(dice))
-            return f"{self.actor(player)} threw {throw_value(dice)}."
+            return self.told("story.threw", player, value=throw_value(dice))
         if self.game == "mariechen":  # a throw without ThrowCounted is one of a throw-off
-            return f"{self.actor(player)} threw {dice[0]} in the throw-off."
-        return f"{self.actor(player)} threw {dice}."
+            return self.told("story.threw_off", player, value=dice[0])
+        return self.told("story.threw", player, value=dice)
 
     def _turn_timed_out(self, event: Event) -> str:
-        return f"{self.actor(event['player'])} ran out of time."
+        return self.told("story.timed_out", event["player"]) + "."
 
     def _penalty_given(self, event: Event) -> str:
         return self.subject(self._penalty(event)) + "."
 
     def _player_forfeited(self, event: Event) -> str:
         if self._action == "forfeit":  # the service's move for a disqualified player
-            disqualified = self.subject(self.does(event["player"], "is", "are"))
-            return f"{disqualified} disqualified: out of the table."
-        return f"{self.actor(event['player'])} timed out too often: out of the table."
+            return self.told("story.disqualified", event["player"])
+        return self.told("story.forfeited", event["player"])
 
     def _player_eliminated(self, event: Event) -> str:
-        return f"{self.subject(self.does(event['player'], 'is', 'are'))} out of this table."
+        return self.told("story.eliminated", event["player"])
 
     def _match_finished(self, event: Event) -> str:
         ranking = list(event["ranking"])
         places = ", ".join(f"{n}. {self.name(p)}" for n, p in enumerate(ranking, start=1))
-        said = f"The table is over: {places}."
+        said = self.w("story.over", places=places)
         if self.me in ranking:
             place = ranking.index(self.me) + 1
-            through = "through to what comes next" if place <= self.survivors else "out"
-            said += f"\nYour place at this table: {place} of {len(ranking)}, {through}."
+            fate = self.w("story.through" if place <= self.survivors else "story.out")
+            said += "\n" + self.w("story.your_place", place=place, seats=len(ranking), fate=fate)
         return said
 
     # --- Mäxchen ---------------------------------------------------------------------
 
     def _round_started(self, event: Event) -> str:
-        starts = self.does(event["starter"], "starts", "start")
-        phase = PHASES.get(str(event.get("phase")), "")
-        return f"Round {event['round']}{f' ({phase})' if phase else ''}: {starts}."
+        phase = str(event.get("phase"))
+        shown = (
+            self.w("story.in_phase", phase=self.w(f"story.phase.{phase}"))
+            if phase in PHASES
+            else ""
+        )
+        return self.by("story.round_started", event["starter"], round=event["round"], phase=shown)
 
     def _announced(self, event: Event) -> str:
         value = event["value"]
-        end = " — Mäxchen!" if value == MAEXCHEN and self.game == "maexchen" else "."
-        return f"{self.actor(event['player'])} announced {value}{end}"
+        maexchen = value == MAEXCHEN and self.game == "maexchen"
+        key = "story.announced_maexchen" if maexchen else "story.announced"
+        return self.told(key, event["player"], value=value)
 
     def _doubted(self, event: Event) -> str:
         return self._head(event) + "."
@@ -237,27 +258,42 @@ class Narrator:
     # --- Mariechen -------------------------------------------------------------------
 
     def _turn_started(self, event: Event) -> str:
-        return f"{self.subject(self.does(event['player'], 'throws', 'throw'))} next: six throws."
+        return self.told("story.turn_started", event["player"])
+
+    def _hit(self, counted: Event) -> str:
+        return self.w("story.hit" if counted["hit"] else "story.missed")
 
     def _counted(self, thrown: Event, counted: Event) -> str:
-        face = thrown["dice"][0]
-        hit = "a hit" if counted["hit"] else "missed"
-        return (
-            f"{self.actor(counted['player'])}: throw {counted['throw']} (target "
-            f"{counted['target']}): {face}, {hit} — score {counted['score']}."
+        return self.subject(
+            self.w(
+                "story.counted",
+                name=self.name(counted["player"]),
+                throw=counted["throw"],
+                target=counted["target"],
+                face=thrown["dice"][0],
+                hit=self._hit(counted),
+                score=counted["score"],
+            )
         )
 
     def _throw_counted(self, event: Event) -> str:
-        hit = "a hit" if event["hit"] else "missed"
-        return (
-            f"{self.actor(event['player'])}: throw {event['throw']} (target "
-            f"{event['target']}): {hit} — score {event['score']}."
+        return self.subject(
+            self.w(
+                "story.counted_plain",
+                name=self.name(event["player"]),
+                throw=event["throw"],
+                target=event["target"],
+                hit=self._hit(event),
+                score=event["score"],
+            )
         )
 
     def _throw_off_started(self, event: Event) -> str:
-        return (
-            f"Throw-off for places {event['first_place']}-{event['last_place']}: "
-            f"{self.listing(event['players'])} throw one die each."
+        return self.w(
+            "story.throw_off",
+            first=event["first_place"],
+            last=event["last_place"],
+            players=self.listing(event["players"]),
         )
 
     # --- 42 muss kommen --------------------------------------------------------------
@@ -266,54 +302,72 @@ class Narrator:
         player, throws = event["player"], event["throws"]
         kept = self._last_throw.pop(player, None)
         if throws == 0:
-            return f"{self.subject(self.does(player, 'ends', 'end'))} the turn without a throw."
+            return self.told("story.ended_without", player)
         if kept is None:  # the feed began after that throw
-            stops = self.subject(self.does(player, "stops", "stop"))
-            return f"{stops} after {plural(throws, 'throw')}."
-        return (
-            f"{self.subject(self.does(player, 'keeps', 'keep'))} {kept} "
-            f"after {plural(throws, 'throw')}."
-        )
+            return self.told("story.stops", player, after=self._after(throws))
+        return self.told("story.keeps", player, kept=kept, after=self._after(throws))
 
     def _round_scored(self, event: Event) -> str:
-        turns = [
-            f"{self.name(p)} {'no throw' if last is None else f'{last} after {n}'}"
-            for p, last, n in zip(
-                event["players"], event["last_throws"], event["throws"], strict=False
-            )
+        turns = list(zip(event["players"], event["last_throws"], event["throws"], strict=False))
+        told = [
+            self.w("story.scored_none", name=self.name(p))
+            if last is None
+            else self.w("story.scored_turn", name=self.name(p), value=last, after=self._after(n))
+            for p, last, n in turns
         ]
-        worst = self.name(event["worst"])
         if event.get("conceded"):
-            return f"Round {event['round']}: {worst} conceded with 32."
-        best = f", best {self.name(event['best'])}" if event.get("best") else ""
-        return f"Round {event['round']} scored: {', '.join(turns)} — worst {worst}{best}."
+            return self.by("story.conceded", event["worst"], round=event["round"])
+        best = self.w("story.best", name=self.name(event["best"])) if event.get("best") else ""
+        return self.w(
+            "story.scored",
+            round=event["round"],
+            turns=", ".join(told),
+            worst=self.name(event["worst"]),
+            schitt=self.w("story.schitt") if _mit_ist_schitt(turns, event["worst"]) else "",
+            best=best,
+        )
 
     def _stick_taken(self, event: Event) -> str:
-        takes = self.subject(self.does(event["player"], "takes", "take"))
-        return f"{takes} a stick: {event['sticks']} now, {event['pot']} left in the pot."
+        return self.told(
+            "story.stick_taken", event["player"], sticks=event["sticks"], pot=event["pot"]
+        )
 
     def _stick_passed(self, event: Event) -> str:
-        passes = self.subject(self.does(event["giver"], "passes", "pass"))
-        return (
-            f"{passes} a stick to {self.name(event['receiver'])}: "
-            f"{event['giver_sticks']} left, {event['receiver_sticks']} now."
+        receiver = event["receiver"]
+        return self.told(
+            "story.stick_passed",
+            event["giver"],
+            receiver=self.w("story.you_to") if receiver == self.me else self.name(receiver),
+            giver_sticks=event["giver_sticks"],
+            receiver_sticks=event["receiver_sticks"],
         )
 
     def _players_left(self, event: Event) -> str:
-        places = f"{event['first_place']}-{event['last_place']}"
-        if len(event["players"]) == 1:
-            leaves = self.does(
-                event["players"][0], "holds no stick and leaves", "hold no stick and leave"
+        players = event["players"]
+        if len(players) == 1:
+            place = ordinal(event["first_place"], self.lang)
+            return self.told("story.left_one", players[0], place=place)
+        return self.subject(
+            self.w(
+                "story.left_many",
+                players=self.listing(players),
+                first=event["first_place"],
+                last=event["last_place"],
             )
-            return f"{self.subject(leaves)} the table, placed {ordinal(event['first_place'])}."
-        return (
-            f"{self.subject(self.listing(event['players']))} hold no stick and leave the "
-            f"table, sharing places {places} (a play-off orders them)."
         )
 
     def _player_placed(self, event: Event) -> str:
-        placed = self.subject(self.does(event["player"], "is", "are"))
-        return f"{placed} placed {ordinal(event['place'])} at this table."
+        place = ordinal(event["place"], self.lang)
+        return self.told("story.placed", event["player"], place=place)
+
+
+def _mit_ist_schitt(turns: list[tuple[Any, Any, Any]], worst: object) -> bool:
+    """Whether the round's worst threw what another threw, with as many throws: the
+    later of equals is worse ("Mit ist Schitt", docs/rules.md §3.5)."""
+    mine = [(last, n) for p, last, n in turns if p == worst and last is not None]
+    return bool(mine) and any(
+        (last, n) == mine[0] for p, last, n in turns if p != worst and last is not None
+    )
 
 
 _TELLERS: dict[str, Callable[[Narrator, Event], str]] = {

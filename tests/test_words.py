@@ -78,12 +78,79 @@ def test_the_scripts_get_every_key_they_use() -> None:
 
 def test_no_sentence_is_left_in_the_scripts() -> None:
     """A string literal in a page script that reads as words (two or more words, a
-    capital first) is a sentence written past the catalogue; the narrator (story.js) and
-    its twin, the console's, are the known exception still to move."""
+    capital first) is a sentence written past the catalogue."""
     sentence = re.compile(r'"([A-Z][a-z]+(?: [a-z]+)+[^"]*)"')
-    for name in ("play.js", "table.js", "watch.js", "live.js", "bracket.js"):
-        found = sentence.findall((PAGES / "assets" / name).read_text(encoding="utf-8"))
-        assert found == [], (name, found)
+    for path in sorted((PAGES / "assets").glob("*.js")):
+        found = sentence.findall(path.read_text(encoding="utf-8"))
+        assert found == [], (path.name, found)
+
+
+# The narrators and the console: every catalogue key they name as a literal; a sentence
+# about a player (`by`/`told`) in both forms, the `.you` one for the player told.
+STORY_SOURCES = (PAGES / "assets" / "story.js", ROOT / "cli" / "table_story.py")
+CONSOLE_SOURCES = (
+    ROOT / "cli" / "play.py", ROOT / "cli" / "table_text.py", ROOT / "cli" / "main.py",
+)  # fmt: skip
+NAMED = re.compile(r"""["']((?:story|console|play|table|fact|count)\.[a-z_.]*[a-z_])["']""")
+ABOUT_A_PLAYER = re.compile(r"""\b(?:by|told)\(\s*["'](story\.[a-z_.]*[a-z_])["']""")
+COUNTED_BY_SCRIPT = re.compile(r"""\bK\.count\([^,()]+,\s*["']([a-z_]+)["']\)""")
+COUNTED_BY_NARRATOR = re.compile(
+    r"""\bcount\(\s*self\.lang,\s*[^,()]+(?:\([^()]*\))?,\s*["']([a-z_]+)["']\)"""
+)
+FAMILY = re.compile(r"""["'](story\.phase|fact)\.["']\s*\+|f["'](story\.phase)\.\{""")
+
+
+def _named(paths: tuple[Path, ...]) -> dict[str, str]:
+    """The catalogue keys `paths` name, each with the file that names it."""
+    used: dict[str, str] = {}
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        for key in NAMED.findall(text):
+            used.setdefault(key, path.name)
+        for key in ABOUT_A_PLAYER.findall(text):
+            used.setdefault(key + ".you", path.name)
+        for noun in [
+            *COUNTED.findall(text),
+            *COUNTED_BY_SCRIPT.findall(text),
+            *COUNTED_BY_NARRATOR.findall(text),
+        ]:
+            used.setdefault(f"count.{noun}.one", path.name)
+            used.setdefault(f"count.{noun}.other", path.name)
+    return used
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_story_line_and_console_string_is_in_the_catalogue(lang: str) -> None:
+    used = _named(STORY_SOURCES + CONSOLE_SOURCES)
+    assert len([k for k in used if k.startswith("story.")]) > 60, "is the pattern still right?"
+    assert len([k for k in used if k.startswith("console.")]) > 40, "is the pattern still right?"
+    missing = {key: where for key, where in used.items() if key not in WORDS[lang]}
+    assert missing == {}, f"missing in {lang}"
+    for phase in ("hinrunde", "playoff", "rueckrunde"):  # told by family: story.phase.<phase>
+        assert f"story.phase.{phase}" in WORDS[lang]
+    for path in STORY_SOURCES:
+        for found in FAMILY.findall(path.read_text(encoding="utf-8")):
+            family = next(p for p in found if p)
+            assert any(k.startswith(family + ".") for k in WORDS[lang]), family
+
+
+def test_both_narrators_speak_from_the_same_keys() -> None:
+    """story.js and cli/table_story.py are one narrator twice: the same keys, or one of
+    them tells something the other does not (the browser test shows which)."""
+    pages, terminal = (_named((path,)) for path in STORY_SOURCES)
+    told = {k for k in pages if k.startswith(("story.", "count."))}
+    assert told == {k for k in terminal if k.startswith(("story.", "count."))}
+    assert all(k in for_scripts("de") for k in told), "the pages get every story key"
+
+
+def test_no_sentence_is_left_in_the_narrator_or_the_console() -> None:
+    """A string literal that reads as an English sentence (a capital, then three or more
+    lowercase words) in the console's modules is a sentence written past the catalogue."""
+    sentence = re.compile(r'(?<![\w.])f?"([A-Z][a-z]+(?: [a-z]+){2,}[^"]*)"')
+    for path in (*CONSOLE_SOURCES[:2], ROOT / "cli" / "table_story.py"):
+        code = re.sub(r'"""[\s\S]*?"""', "", path.read_text(encoding="utf-8"))  # docstrings
+        code = "\n".join(line.split("  #")[0] for line in code.splitlines())  # comments
+        assert sentence.findall(code) == [], path.name
 
 
 def test_numbers_and_counts_follow_the_language() -> None:

@@ -12,3 +12,12 @@ from served import served
 def service_url() -> Iterator[str]:
     """The URL of a running local service, as `make serve` starts it."""
     yield from served()
+
+
+@pytest.fixture(autouse=True)
+def english_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The console speaks the locale's language where nothing else decides it: the tests
+    that read its English lines must not depend on the locale of whoever runs them."""
+    for variable in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")

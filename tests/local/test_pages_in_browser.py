@@ -65,6 +65,14 @@ OVERLAPS = """() => {
   }
   return hit;
 }"""
+# The round headings of the projector that take more than one line: the lines of a
+# heading are the distinct tops of its text's boxes.
+WRAPPED_HEADINGS = """() => [...document.querySelectorAll('.round h2')].filter(h => {
+  const range = document.createRange();
+  range.selectNodeContents(h);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return tops.size > 1 || h.scrollWidth > h.clientWidth + 1;
+}).map(h => h.textContent)"""
 SEATS: dict[str, dict[str, str]] = {}  # tournament -> player id -> token (the running one)
 
 
@@ -155,6 +163,25 @@ def test_a_running_tournament_looks_right(
     _looks_right(page, errors, "play-closed", size)
 
 
+def test_the_story_and_the_facts_of_a_table_speak_german(
+    browser: Browser, service_url: str, running: str
+) -> None:
+    """The watch page in German tells the table in German (the catalogue's story.*, as
+    the console tells it) and names what stands at the table in words, never raw keys."""
+    site = f"{service_url}/tournaments/{running}"
+    page, errors = _open(browser, f"{site}/tables/R1-1/watch?lang=de", "375")
+    page.wait_for_selector("#story li")
+    told = page.text_content("#story") or ""
+    assert "Tisch R1-1 (Mäxchen):" in told and "kommen weiter." in told, told
+    assert "Runde 1:" in told and "würfelt" in told, told
+    for english in (" threw ", " announced ", " doubted ", "Round ", " starts", "Table "):
+        assert english not in told, (english, told)
+    facts = page.text_content(".facts") or ""
+    assert "Phase" in facts and "stage" not in facts, facts
+    assert not any(raw in facts for raw in ("opening", "response", "announce")), facts
+    _looks_right(page, errors, "watch-running-de", "375")
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_a_finished_tournament_looks_right(
     browser: Browser, service_url: str, finished: dict[str, Any], size: str
@@ -179,23 +206,29 @@ def test_a_finished_tournament_looks_right(
     _looks_right(page, errors, "play-finished", size)
 
 
+@pytest.mark.parametrize("lang", ["en", "de"])
 @pytest.mark.parametrize("which", ["running", "finished"])
-def test_the_projector_view_fits_one_screen_in_large_type(
+def test_the_projector_view_fits_one_screen_in_large_type(  # noqa: PLR0917  # fixtures
     browser: Browser,
     service_url: str,
     running: str,
     finished: dict[str, Any],
     which: str,
+    lang: str,
 ) -> None:
     tournament = running if which == "running" else finished["tournament_id"]
     site = f"{service_url}/tournaments/{tournament}"
-    page, errors = _open(browser, f"{site}/bracket?projector=1", "1920")
+    page, errors = _open(browser, f"{site}/bracket?projector=1&lang={lang}", "1920")
     size = page.evaluate(
         "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
     )
     assert size == [1920, 1080], "the projector view must fit one screen"
     assert page.evaluate(SMALLEST_TEXT) >= 14
     assert page.evaluate(CUT_OFF) == [], "text cut off on the projector"
+    headings = page.locator(".round h2")
+    assert headings.count() >= 3 and page.evaluate(WRAPPED_HEADINGS) == [], "a heading wraps"
+    tops = page.eval_on_selector_all(".cards", "els => els.map(e => e.getBoundingClientRect().top)")
+    assert len(set(tops)) == 1, "the rounds' first cards stand on one line"
     names = page.eval_on_selector_all(
         ".tbl .names span, .standings li",
         "els => els.map(e => parseFloat(getComputedStyle(e).fontSize))",
@@ -209,8 +242,10 @@ def test_the_projector_view_fits_one_screen_in_large_type(
         assert page.text_content(".crown .who") == finished["champion_name"]
         assert page.locator(".standings li").count() == 10
     else:
-        assert "24 of 24 players still in" in (page.text_content(".standings") or "")
-    _looks_right(page, errors, f"bracket-projector-{which}", "1920")
+        still_in = {"en": "24 of 24 players still in", "de": "24 von 24 Spieler noch dabei"}
+        assert still_in[lang] in (page.text_content(".standings") or "")
+    suffix = "" if lang == "en" else "-de"
+    _looks_right(page, errors, f"bracket-projector-{which}{suffix}", "1920")
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

@@ -1,7 +1,8 @@
 """The pages tell a table in the terminal client's words: `assets/story.js`, run in
-headless Chromium, says sentence for sentence what `cli.table_story.Narrator` says, over
-random whole tables of every game (timeouts and forfeits included), for a spectator and
-for each seated player."""
+headless Chromium with the catalogue's words as a page hands them over, says sentence for
+sentence what `cli.table_story.Narrator` says, in English and in German, over random
+whole tables of every game (timeouts and forfeits included), for a spectator and for each
+seated player."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from core.actions import Forfeit, Timeout
 from core.audit import records_after
 from core.match import Move, Seating, replay_log
 from core.registry import get_game
+from core.words import LANGUAGES, for_scripts
+from functions.api.pages.html import json_data
 
-STORY_JS = Path(__file__).resolve().parents[2] / "functions/api/pages/assets/story.js"
+ASSETS = Path(__file__).resolve().parents[2] / "functions/api/pages/assets"
 SEATS = ("p-anna", "p-bernd", "p-carla", "p-dieter")
 NAMES = {"p-anna": "Anna", "p-bernd": 'Bernd <i>"B"</i>', "p-carla": "Carla"}  # Dieter: id
 OPTIONS: dict[str, list[dict[str, object]]] = {
@@ -35,13 +38,22 @@ TELL_JS = """([me, table, names, records]) => {
 
 
 @pytest.fixture(scope="module")
-def page() -> Iterator[Page]:
+def browser_pages() -> Iterator[dict[str, Page]]:
+    """A page per language with live.js (K.say) and story.js, and the words as a page of
+    the service embeds them."""
     with chromium() as browser:
-        opened = browser.new_page()
-        opened.set_default_timeout(WAIT_MS)
-        opened.set_content("<!doctype html><title>story</title>")
-        opened.add_script_tag(content=STORY_JS.read_text(encoding="utf-8"))
-        yield opened
+        pages = {}
+        for lang in LANGUAGES:
+            opened = browser.new_page()
+            opened.set_default_timeout(WAIT_MS)
+            opened.set_content(
+                f'<!doctype html><html lang="{lang}"><title>story</title>'
+                f"<body>{json_data('words', for_scripts(lang))}</body></html>"
+            )
+            for name in ("live.js", "story.js"):
+                opened.add_script_tag(content=(ASSETS / name).read_text(encoding="utf-8"))
+            pages[lang] = opened
+        yield pages
 
 
 def random_table(game_name: str, options: dict[str, object], seed: int) -> Any:
@@ -67,18 +79,23 @@ def random_table(game_name: str, options: dict[str, object], seed: int) -> Any:
     return replay_log(seating, moves)[1]
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("game", sorted(OPTIONS))
-def test_the_browser_tells_a_table_as_the_terminal_does(page: Page, game: str) -> None:
+def test_the_browser_tells_a_table_as_the_terminal_does(
+    browser_pages: dict[str, Page], game: str, lang: str
+) -> None:
+    page = browser_pages[lang]
+    disqualified = {"en": "disqualified: out of", "de": "disqualifiziert und scheide"}[lang]
     told_disqualified = False
     for variant, options in enumerate(OPTIONS[game]):
         entries = random_table(game, options, seed=variant)
         for viewer in (None, *SEATS):
             for over in (False, True):
                 records = records_after(entries, -1, viewer, revealed=over)
-                narrator = Narrator(viewer, table="R1-1", names=dict(NAMES))
+                narrator = Narrator(viewer, table="R1-1", names=dict(NAMES), lang=lang)
                 expected = [line for record in records for line in narrator.lines(record)]
                 told = page.evaluate(TELL_JS, [viewer, "R1-1", NAMES, records])
                 assert told == expected, (game, options, viewer, over)
-                told_disqualified |= any("disqualified: out of" in line for line in told)
+                told_disqualified |= any(disqualified in line for line in told)
         assert len(expected) > 20
     assert told_disqualified, "a forfeit is told as a disqualification"

@@ -58,7 +58,9 @@ border-radius:14px;padding:10px 28px;font-size:36px;font-weight:700}
 .podium li:first-child{color:#fcd34d}
 .rounds{display:flex;gap:16px;min-height:0;flex:1}
 .round{min-width:0;display:flex;flex-direction:column}
-.round h2 .sub{color:#e5e7eb;font-weight:400;font-size:24px}
+.round h2{white-space:nowrap;margin:0}
+.round .sub{color:#e5e7eb;font-size:24px;margin:0 0 8px;white-space:nowrap}
+.round .sub .over{white-space:normal}
 .cards{display:grid;gap:10px;align-content:start}
 .tbl{display:block;background:#1f2937;border:2px solid #374151;border-radius:10px;
 padding:6px 10px 8px;min-width:0}
@@ -236,13 +238,13 @@ def _round(  # noqa: PLR0917  # the round's place on the board, all needed
     hidden = column.total - len(tables)
     name = say(lang, "bracket.final") if final else say(lang, "bracket.round", number=column.number)
     over = say(lang, "projector.rounds_over", last=skipped)
-    note = f" <span class=sub>{esc(over)}</span>" if skipped and not final else ""
+    note = f" <span class=over>{esc(over)}</span>" if skipped and not final else ""
     cards = "".join(_card(table, final, lang) for table in tables)
     more_text = say(lang, "bracket.and_more", more=count(lang, hidden, "more_tables"))
     more = f"<div class=more>{esc(more_text)}</div>" if hidden else ""
     return (
-        f'<div class=round style="flex:{slots} 1 0"><h2>{esc(name)} <span class=sub>· '
-        f"{esc(count(lang, column.total, 'tables'))}</span>{note}</h2>"
+        f'<div class=round style="flex:{slots} 1 0"><h2>{esc(name)}</h2><p class=sub>'
+        f"{esc(count(lang, column.total, 'tables'))}{note}</p>"
         f'<div class=cards style="grid-template-columns:repeat({slots},minmax(0,1fr))">'
         f"{cards}</div>{more}</div>"
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.words import say
+from core.words import WORDS, language, say
 from functions.api.pages.bracket_svg import BYE, OVER, PLAYING, WAITING
 from functions.api.pages.html import (
     TournamentInfo,
@@ -139,7 +139,7 @@ def _seats(view: Mapping[str, Any], names: Mapping[str, str], lang: str = "en") 
     survivors = int(view.get("survivors") or 0)
     place_word, player_word = esc(say(lang, "watch.place")), esc(say(lang, "watch.player"))
     head = (f"<th>{place_word}</th>" if ranking else "") + f"<th>{player_word}</th>"
-    head += "".join(f"<th>{esc(key.replace('_', ' '))}</th>" for key in keys)
+    head += "".join(f"<th>{esc(_word(key, lang))}</th>" for key in keys)
     rows = []
     ordered = sorted(seats, key=lambda s: ranking.index(s["player"])) if ranking else seats
     for seat in ordered:
@@ -150,7 +150,7 @@ def _seats(view: Mapping[str, Any], names: Mapping[str, str], lang: str = "en") 
             position = ranking.index(player) + 1
             kind = "on" if position <= survivors else "out"
             place = f"<td>{position}</td>"
-        cells = "".join(f"<td>{esc(_show(seat[key], names, lang))}</td>" for key in keys)
+        cells = "".join(f"<td>{esc(_show(seat[key], names, lang, key))}</td>" for key in keys)
         rows.append(f"<tr class='{kind}'>{place}<td>{esc(names.get(player, player))}</td>{cells}")
     return f"<table class=seats><tr>{head}</tr>{''.join(rows)}</table>"
 
@@ -163,25 +163,32 @@ def _facts(view: Mapping[str, Any], names: Mapping[str, str], lang: str = "en") 
     if not facts:
         return ""
     items = "".join(
-        f"<dt>{esc(key.replace('_', ' '))}</dt><dd>{esc(_show(value, names, lang))}</dd>"
+        f"<dt>{esc(_word(key, lang))}</dt><dd>{esc(_show(value, names, lang, key))}</dd>"
         for key, value in facts
     )
     heading = esc(say(lang, "watch.at_the_table"))
     return f"<section class=card><h2>{heading}</h2><dl class=facts>{items}</dl></section>"
 
 
-def _show(value: Any, names: Mapping[str, str], lang: str = "en") -> str:
-    """A view's or event's value in words, players by name."""
+def _word(key: str, lang: str) -> str:
+    """A fact's name in the catalogue's words (`fact.<key>`), else the key as words: the
+    page shows "Phase", never "stage"."""
+    said = f"fact.{key}"
+    return say(lang, said) if said in WORDS[language(lang)] else key.replace("_", " ")
+
+
+def _show(value: Any, names: Mapping[str, str], lang: str = "en", key: str = "") -> str:
+    """A view's or event's value in words (`fact.<key>.<value>`: "announce" → "Ansage"),
+    players by name."""
     if value is None:
         return "—"
     if isinstance(value, bool):
         return say(lang, "watch.yes" if value else "watch.no")
     if isinstance(value, str):
-        return names.get(value, value)
+        said = f"fact.{key}.{value}"
+        return say(lang, said) if said in WORDS[language(lang)] else names.get(value, value)
     if isinstance(value, list | tuple):
         return ", ".join(_show(v, names, lang) for v in value) or "—"
     if isinstance(value, dict):
-        return "; ".join(
-            f"{k.replace('_', ' ')}: {_show(v, names, lang)}" for k, v in value.items()
-        )
+        return "; ".join(f"{_word(k, lang)}: {_show(v, names, lang, k)}" for k, v in value.items())
     return str(value)

@@ -167,6 +167,12 @@
       values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all);
   }
 
+  // Whether the page's words have `key` (a fact's name, say, that may have none).
+  function knows(key) {
+    if (words === null) words = embedded("words") || {};
+    return Object.prototype.hasOwnProperty.call(words, key);
+  }
+
   const lang = () => document.documentElement.lang || "en";
 
   // "1 table", "1,234 tables" ("1.234 Tische"): count.<noun>.one or .other.
@@ -179,5 +185,5 @@
     return lang() === "de" || !K.ordinal ? String(number) : K.ordinal(number);
   }
 
-  Object.assign(K, { api, follow, embedded, el, randomKey, root, serverNow, socketUrl, say, count, place });
+  Object.assign(K, { api, follow, embedded, el, randomKey, root, serverNow, socketUrl, say, knows, count, place });
 })((window.Knobelcup = window.Knobelcup || {}));

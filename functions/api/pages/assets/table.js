@@ -40,18 +40,22 @@
     return Object.prototype.hasOwnProperty.call(names, player) ? names[player] : player;
   }
 
+  // A fact's name in the catalogue's words (fact.<key>), else the key as words.
   function words(key) {
-    return key.replace(/_/g, " ");
+    return K.knows("fact." + key) ? K.say("fact." + key) : key.replace(/_/g, " ");
   }
 
-  function show(value, names) {
+  // A value in words: fact.<key>.<value> where the catalogue has it ("stage announce":
+  // "Phase Ansage"), players by name.
+  function show(value, names, key) {
     if (value === null || value === undefined) return "—";
-    if (value === true) return "yes";
-    if (value === false) return "no";
+    if (value === true) return K.say("watch.yes");
+    if (value === false) return K.say("watch.no");
+    if (typeof value === "string" && key && K.knows("fact." + key + "." + value)) return K.say("fact." + key + "." + value);
     if (typeof value === "string") return nameOf(names, value);
     if (Array.isArray(value)) return value.map((v) => show(v, names)).join(", ") || "—";
     if (typeof value === "object") {
-      return Object.entries(value).map(([k, v]) => words(k) + ": " + show(v, names)).join("; ");
+      return Object.entries(value).map(([k, v]) => words(k) + ": " + show(v, names, k)).join("; ");
     }
     return String(value);
   }
@@ -95,7 +99,7 @@
         if (key === "throws" && Array.isArray(value)) cell.append(diceRow(value));
         else if (key === "penalty_points" && view.options && view.options.penalty_limit) {
           cell.textContent = K.say("table.of_limit", { value, limit: view.options.penalty_limit });
-        } else cell.textContent = show(value, names);
+        } else cell.textContent = show(value, names, key);
         row.append(cell);
       }
       table.append(row);
@@ -124,7 +128,7 @@
     } else if (view.round !== undefined) add(K.say("table.round"), String(view.round));
     for (const [key, value] of Object.entries(view)) {
       if (NOT_FACTS.has(key) || key === "announcement" || key === "announcer") continue;
-      add(words(key), show(value, names));
+      add(words(key), show(value, names, key));
     }
     return list;
   }

@@ -8,12 +8,15 @@ nothing ever throttles, so `ThrottlingClient` wraps a boto3 client (as
 before they reach the service, as AWS would: the call did nothing.
 
 The served stack throttles its stream readers' calls when `KNOBELCUP_LOCAL_THROTTLE`
-holds a rate (`0.1`: one call in ten), optionally with a seed (`0.1/seed`); every refusal
-is counted as `local:throttled:<operation>` in `GET /_local/operations`.
+holds a rate (`0.1`: one call in ten), optionally with rates of single operations and a
+seed (`0.1,post_to_connection=0.6/seed`); a post's rate may depend on the message's
+type (`post_to_connection:your_turn=0.5`). Every refusal is counted as
+`local:throttled:<operation>` in `GET /_local/operations`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
@@ -48,14 +51,21 @@ OPERATIONS = frozenset(
 
 
 class ThrottlePlan:
-    """Which calls are refused: each at `rate`, from one seeded stream shared by every
-    client it wraps (safe between threads); `only` names operations to refuse always."""
+    """Which calls are refused: each at `rate` (or its operation's own, of `rates`), from
+    one seeded stream shared by every client it wraps (safe between threads); `only`
+    names operations to refuse always."""
 
     def __init__(
-        self, rate: float, seed: int | str = 0, *, only: frozenset[str] = frozenset()
+        self,
+        rate: float,
+        seed: int | str = 0,
+        *,
+        only: frozenset[str] = frozenset(),
+        rates: dict[str, float] | None = None,
     ) -> None:
         self.rate = rate
         self.only = only
+        self.rates = dict(rates or {})
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self.refused: Counter[str] = Counter()  # operation → refusals
@@ -67,14 +77,18 @@ class ThrottlePlan:
         value = (os.environ if env is None else env).get(ENVIRONMENT, "").strip()
         if not value:
             return None
-        rate, _, seed = value.partition("/")
-        return cls(float(rate), seed or 0)
+        spec, _, seed = value.partition("/")
+        rate, *own = spec.split(",")
+        rates = {name: float(share) for name, share in (part.split("=") for part in own)}
+        return cls(float(rate), seed or 0, rates=rates)
 
-    def refuses(self, operation: str) -> bool:
-        """Whether this call of `operation` is throttled (and counts it)."""
+    def refuses(self, operation: str, kind: str = "") -> bool:
+        """Whether this call of `operation` (carrying a message of `kind`) is throttled
+        (and counts it)."""
         with self._lock:
             self.calls[operation] += 1
-            refused = operation in self.only or self._random.random() < self.rate
+            rate = self.rates.get(f"{operation}:{kind}", self.rates.get(operation, self.rate))
+            refused = operation in self.only or self._random.random() < rate
             if refused:
                 self.refused[operation] += 1
         if refused:
@@ -97,7 +111,7 @@ class ThrottlingClient:
             return attribute
 
         def operation(**kwargs: Any) -> Any:
-            if self._plan.refuses(name):
+            if self._plan.refuses(name, _kind(kwargs)):
                 raise ClientError(
                     {
                         "Error": {"Code": self._code, "Message": "Rate exceeded"},
@@ -108,3 +122,15 @@ class ThrottlingClient:
             return attribute(**kwargs)
 
         return operation
+
+
+def _kind(kwargs: dict[str, Any]) -> str:
+    """The type of the message a post carries ('' for any other call)."""
+    data = kwargs.get("Data")
+    if not isinstance(data, bytes | str):
+        return ""
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return ""
+    return str(message.get("type", "")) if isinstance(message, dict) else ""

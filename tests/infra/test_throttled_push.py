@@ -158,8 +158,8 @@ def test_throttled_socket_set_reads_are_retried(store: ConnectionStore) -> None:
     waits = Waits()
     shared = retrier(waits)
 
-    def refused_once(operation: str) -> bool:
-        refused = ThrottlePlan.refuses(plan, operation)
+    def refused_once(operation: str, kind: str = "") -> bool:
+        refused = ThrottlePlan.refuses(plan, operation, kind)
         plan.rate = 0.0
         return refused
 

@@ -6,6 +6,7 @@ called twice."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -16,13 +17,15 @@ from test_push import Management, _sockets, store  # noqa: F401
 from test_timers import SETTINGS, FakeScheduler, change
 from test_timers import table as timer_table
 
+from functions.observability import metrics, report_throttles
 from infra.bootstrap import THROTTLE_POLICY, build_pusher, build_timers
 from infra.errors import Throttled
 from infra.outbox.push import Pusher
 from infra.outbox.timers import TurnTimers
-from infra.retry import Budget, Retrier, RetryingClient, RetryPolicy
+from infra.retry import Budget, Retrier, RetryingClient, RetryPolicy, Tally
 from infra.services.sockets import ConnectRequest
 from infra.store.connections import ConnectionStore
+from local.lambda_events import LocalContext
 from local.throttles import ThrottlePlan, ThrottlingClient
 
 
@@ -252,3 +255,26 @@ def test_the_production_policy_fits_the_functions_timeouts() -> None:
     policy: RetryPolicy = THROTTLE_POLICY
     longest = sum(policy.backoff(n, 1.0) for n in range(1, policy.attempts))
     assert longest <= policy.budget < 60
+
+
+# --- the metrics ---------------------------------------------------------------------------
+
+
+def test_an_invocations_throttles_become_its_metrics(
+    aws_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tally = Tally()
+    tally.count("Push", throttled=3, failed=1)
+    tally.count("DynamoDB", throttled=1)
+
+    @metrics.log_metrics
+    def handler(event: dict[str, Any], context: Any) -> None:
+        report_throttles(tally)
+
+    capsys.readouterr()
+    handler({}, LocalContext())
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
+    values = {k: v for blob in printed for k, v in blob.items() if not k.startswith("_")}
+    assert values["PushThrottled"] == [3.0] and values["PushThrottledFailed"] == [1.0]
+    assert values["DynamoDBThrottled"] == [1.0] and "DynamoDBThrottledFailed" not in values
+    assert tally.drain() == ({}, {})  # drained: the next invocation counts from zero

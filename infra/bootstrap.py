@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from infra.dice import DiceSource, SecretDice
+from infra.retry import Budget, Retrier, RetryingClient, RetryPolicy
 from infra.services.admission import Admission
 from infra.services.bracket_reader import BracketReader
 from infra.services.organizer import OrganizerService
@@ -22,6 +23,14 @@ from infra.services.turns import TurnService
 from infra.settings import Settings
 from infra.store.rate_limits import RateLimiter
 from infra.store.stores import Stores
+
+# What the stream readers retry when AWS throttles them (docs/operations.md, "When AWS
+# says slow down"): each call up to 5 times, waits of 50 ms doubling up to 1 s with full
+# jitter; all of a batch's retries inside a budget well within the functions' 60 s
+# Timeout (the publisher's leaves room for a finished tournament's 20 s fan-out).
+THROTTLE_POLICY = RetryPolicy(attempts=5, first_wait=0.05, max_wait=1.0, budget=5.0)
+PUSH_RETRY_SECONDS = 15.0
+TIMER_RETRY_SECONDS = 20.0
 
 if TYPE_CHECKING:  # each function imports only what it runs: shorter cold starts
     from infra.jobs.runner import JobRunner
@@ -207,7 +216,8 @@ def build_pusher(
     settings: Settings, *, client: Any = None, management: Any = None
 ) -> Pusher | None:
     """The WebSocket pusher over `client` (DynamoDB) and `management` (API Gateway's
-    management API at the settings' endpoint); None where no endpoint is set."""
+    management API at the settings' endpoint); None where no endpoint is set. Both
+    clients' throttled calls are retried within one budget per batch."""
     from infra.outbox.push import Pusher  # noqa: PLC0415
     from infra.store.connections import ConnectionStore  # noqa: PLC0415
 
@@ -215,10 +225,10 @@ def build_pusher(
         if not settings.socket_endpoint:
             return None
         management = aws_client("apigatewaymanagementapi", settings.socket_endpoint)
-    store = ConnectionStore(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
-    )
-    return Pusher(store, management)
+    retrier = Retrier(THROTTLE_POLICY, budget=Budget(PUSH_RETRY_SECONDS))
+    dynamodb = client if client is not None else aws_client("dynamodb")
+    store = ConnectionStore(RetryingClient(dynamodb, retrier, "DynamoDB"), settings.table_name)
+    return Pusher(store, management, retrier=retrier)
 
 
 def build_sockets(
@@ -238,10 +248,12 @@ def build_sockets(
 
 
 def build_timers(settings: Settings, *, client: Any = None) -> TurnTimers:
-    """Turn deadlines over `client` (EventBridge Scheduler)."""
+    """Turn deadlines over `client` (EventBridge Scheduler), its throttled calls retried
+    within one budget per batch."""
     from infra.outbox.timers import TurnTimers  # noqa: PLC0415
 
-    return TurnTimers(client if client is not None else aws_client("scheduler"), settings)
+    retrier = Retrier(THROTTLE_POLICY, budget=Budget(TIMER_RETRY_SECONDS))
+    return TurnTimers(client if client is not None else aws_client("scheduler"), settings, retrier)
 
 
 def build_sweeper(

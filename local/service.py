@@ -274,6 +274,7 @@ def _serving(
     from local.checkpoint import Checkpoint  # noqa: PLC0415
     from local.operations import emulation_config  # noqa: PLC0415
     from local.stack import push_to, start_local_stack, stop_local_stack  # noqa: PLC0415
+    from local.throttles import ThrottlePlan  # noqa: PLC0415
 
     checkpoint = Checkpoint.open(boto3.client("dynamodb", config=emulation_config()), PREFIX)
     stack = start_local_stack(
@@ -282,6 +283,7 @@ def _serving(
         clock=time.time,
         observer=False,
         stream_at=checkpoint.at_sequence,
+        throttle=ThrottlePlan.from_env(),  # only tests set it (`local.throttles`)
     )
     checkpoint.restore_dead_letters(stack.delivery)
     # The front listens first, so that the public address knows its port (0: any free);

@@ -4,7 +4,10 @@ sweeper's `rate(1 minute)` included).
 
 Works against in-process moto (`mock_aws`) and moto's server alike: the clients go
 wherever the environment points boto3. `crash` makes the publisher, timer, progression,
-timeout, sweeper and job functions die around their writes (see `local.faults`).
+timeout, sweeper and job functions die around their writes (see `local.faults`);
+`throttle` makes AWS refuse some of the stream readers' calls with its throttling
+errors: the pusher's posts and DynamoDB reads, the timers' Scheduler calls (see
+`local.throttles`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from local.event_filters import stream_filters
 from local.faults import CrashingClient, CrashPlan
 from local.operations import emulation_config
 from local.provision import create_messaging, create_tables, function_timeout
+from local.throttles import ThrottlePlan, ThrottlingClient
 from local.write_counter import WriteCounter
 
 ACCOUNT = "123456789012"
@@ -72,6 +76,7 @@ class LocalStack:
     api: Services
     observer_queue: str  # gets every domain event, as an outside subscriber would
     stream: StreamTap
+    throttle: ThrottlePlan | None = None  # what AWS refuses of the stream readers' calls
 
     def observed(self) -> list[dict[str, Any]]:
         """The events that reached the outside subscriber since the last call."""
@@ -100,6 +105,7 @@ def start_local_stack(
     observer: bool = True,
     stream_at: int | None = None,
     tournament_ids: Callable[[str], str] | None = None,
+    throttle: ThrottlePlan | None = None,
 ) -> LocalStack:
     """Provision the template's resources under `prefix` (keeping those a restored state
     has) and wire every handler to them; `writes` counts every function's DynamoDB
@@ -127,6 +133,9 @@ def start_local_stack(
     def faulty(client: Any, who: str) -> Any:
         return client if crash is None else CrashingClient(client, crash, who)
 
+    def throttled(client: Any, service: str) -> Any:
+        return client if throttle is None else ThrottlingClient(client, throttle, service)
+
     api = build_services(
         settings, client=counted, dice=dice, clock=clock, tournament_ids=tournament_ids
     )
@@ -135,7 +144,9 @@ def start_local_stack(
         build_reconciler(settings, client=counted, clock=clock, dice=dice)
     )
     publisher_app.publisher.use(build_publisher(settings, client=faulty(events, "publisher")))
-    timers_app.timers.use(build_timers(settings, client=faulty(scheduler, "timers")))
+    timers_app.timers.use(
+        build_timers(settings, client=throttled(faulty(scheduler, "timers"), "scheduler"))
+    )
     progression_app.progression.use(
         build_progression(settings, client=faulty(counted, "progression"), clock=clock, dice=dice)
     )
@@ -187,7 +198,7 @@ def start_local_stack(
         ),
     )
     observer_queue = _observe(events, sqs, messaging.bus, prefix) if observer else ""
-    return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue, tap)
+    return LocalStack(dynamodb, sqs, settings, delivery, api, observer_queue, tap, throttle)
 
 
 def _observe(events: Any, sqs: Any, bus: str, prefix: str) -> str:
@@ -212,15 +223,14 @@ def _observe(events: Any, sqs: Any, bus: str, prefix: str) -> str:
 def push_to(stack: LocalStack, endpoint: str, *, client: Any = None) -> None:
     """Let the publisher push to the WebSocket API whose management API is at
     `endpoint` (the local front's), through boto3 as on AWS; `client` reads the
-    connections (the stack's own DynamoDB client when None)."""
-    management = boto3.client("apigatewaymanagementapi", endpoint_url=endpoint)
-    publisher_app.pusher.use(
-        build_pusher(
-            stack.settings,
-            client=client if client is not None else stack.dynamodb,
-            management=management,
-        )
-    )
+    connections (the stack's own DynamoDB client when None). Both are throttled as the
+    stack's `throttle` plans."""
+    management: Any = boto3.client("apigatewaymanagementapi", endpoint_url=endpoint)
+    reads = client if client is not None else stack.dynamodb
+    if stack.throttle is not None:
+        management = ThrottlingClient(management, stack.throttle, "apigatewaymanagementapi")
+        reads = ThrottlingClient(reads, stack.throttle, "dynamodb")
+    publisher_app.pusher.use(build_pusher(stack.settings, client=reads, management=management))
 
 
 def stop_local_stack() -> None:

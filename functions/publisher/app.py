@@ -21,7 +21,7 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.observability import logger, metrics, tracer
+from functions.observability import logger, metrics, report_throttles, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_publisher, build_pusher
 from infra.outbox.publisher import EventPublisher, change_from_record, events_of
@@ -60,6 +60,11 @@ def record_handler(record: DynamoDBRecord) -> None:
             value=len(report.failures) + report.skipped,
         )
         logger.warning("push failed", failures=report.failures[:10], skipped=report.skipped)
+    if report.undelivered:  # their connections were closed: the clients read again
+        metrics.add_metric(
+            name="TurnsUndelivered", unit=MetricUnit.Count, value=len(report.undelivered)
+        )
+        logger.warning("your_turn undelivered", turns=report.undelivered[:10])
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -74,6 +79,10 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItem
         _batch.clear()
         _batch.update((r["dynamodb"]["SequenceNumber"], i) for i, r in enumerate(records))
         push.prepare([change_from_record(r) for r in records])
-    return process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
-    )
+    try:
+        return process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
+    finally:
+        if push is not None:
+            report_throttles(push.retrier.tally)

@@ -17,7 +17,7 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.observability import logger, metrics, tracer
+from functions.observability import logger, metrics, report_throttles, tracer
 from functions.wiring import Wired
 from infra.bootstrap import build_timers
 from infra.outbox.publisher import change_from_record
@@ -42,11 +42,16 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItem
     last = last_changes(changes)
     sequence = {r["dynamodb"]["SequenceNumber"]: i for i, r in enumerate(event.get("Records", []))}
 
+    timers().begin_batch()
+
     def record_handler(record: DynamoDBRecord) -> None:
         index = sequence[record.dynamodb.sequence_number]  # type: ignore[union-attr]
         if index in last:
             timers().on_table_change(changes[index], replaces=last[index])
 
-    return process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
-    )
+    try:
+        return process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
+    finally:
+        report_throttles(timers().retrier.tally)

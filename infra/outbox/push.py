@@ -10,8 +10,13 @@ third reader would throttle the stream). For each change:
 - a player out of the tournament: `eliminated`, to that player;
 - the tournament finished: `tournament_finished`, to every connection of it.
 
-Pushing is best effort: a failed post is reported, never retried, and never fails the
-record, since the domain events must not wait on anyone's socket. A retried stream batch
+A push never fails the record, since the domain events must not wait on anyone's
+socket. A post AWS throttles is retried with backoff and jitter within the batch's
+retry budget (`infra.retry`, docs/operations.md "When AWS says slow down"); any other
+failed post is reported and not retried. A `your_turn` that is still not delivered
+after its retries closes that connection (DeleteConnection): the play page and the bot
+kit read the player's view whenever their socket drops and they connect again, so the
+turn reaches the player over HTTP long before its deadline. A retried stream batch
 pushes again; clients drop what they have already by its version. A post that API
 Gateway answers with 410 (the connection is gone) forgets the connection.
 """
@@ -35,6 +40,7 @@ from core.registry import get_game
 from infra.outbox.events import DomainEvent, PlayerEliminated, TournamentFinished
 from infra.outbox.publisher import StreamChange, events_of
 from infra.outbox.timers import last_changes
+from infra.retry import Retrier, is_throttled
 from infra.store.connections import (
     ConnectionStore,
     is_gone,
@@ -159,6 +165,10 @@ class PushReport:
     gone: int = 0  # connections found closed, and forgotten
     failures: list[str] = field(default_factory=list)  # what failed, for the log
     skipped: int = 0  # connections of a finished tournament past the time budget
+    throttled: int = 0  # posts API Gateway throttled (each retried, within the budget)
+    # `your_turn`s still throttled after their retries ("connection: table vN"); each
+    # such connection was closed, so that its client reads the view again
+    undelivered: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -169,9 +179,22 @@ class _Post:
     tournament: str = ""  # the tournament it was found listed in
 
 
+@dataclass
+class _Posted:
+    """What posting one connection's messages did."""
+
+    sent: int = 0
+    gone: int = 0
+    failure: str = ""
+    throttled: int = 0
+    undelivered: str = ""  # the `your_turn` that was not delivered, if any
+
+
 class Pusher:
     """Posts what each change means to the connections listening (`client`: API
-    Gateway's management API at the WebSocket stage's endpoint)."""
+    Gateway's management API at the WebSocket stage's endpoint). `retrier` retries what
+    AWS throttles (the default retries nothing); `prepare` renews its budget, once per
+    batch."""
 
     def __init__(
         self,
@@ -181,9 +204,11 @@ class Pusher:
         threads: int = POST_THREADS,
         fanout_seconds: float = FANOUT_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        retrier: Retrier | None = None,
     ) -> None:
         self._store = store
         self._client = client
+        self.retrier = retrier if retrier is not None else Retrier()
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="push")
         self._fanout_seconds = fanout_seconds
         self._clock = clock
@@ -195,6 +220,7 @@ class Pusher:
         every record since its first (fast players move a table several versions within
         one batch); and the socket sets the batch needs are read in one go (what cannot
         be read now is read when pushed)."""
+        self.retrier.renew()
         self._tables = {
             index: table_push(changes[index], after)
             for index, after in last_changes(changes).items()
@@ -258,29 +284,57 @@ class Pusher:
             self._count(outcome, report)
 
     @staticmethod
-    def _count(outcome: tuple[int, int, str], report: PushReport) -> None:
-        sent, gone, failure = outcome
-        report.sent += sent
-        report.gone += gone
-        if failure:
-            report.failures.append(failure)
+    def _count(outcome: _Posted, report: PushReport) -> None:
+        report.sent += outcome.sent
+        report.gone += outcome.gone
+        report.throttled += outcome.throttled
+        if outcome.failure:
+            report.failures.append(outcome.failure)
+        if outcome.undelivered:
+            report.undelivered.append(outcome.undelivered)
 
-    def _post(self, post: _Post) -> tuple[int, int, str]:
-        """Post one connection's messages in order: (posted, gone, failure or '')."""
-        sent = 0
+    def _post(self, post: _Post) -> _Posted:
+        """Post one connection's messages in order, up to the first that fails."""
+        posted = _Posted()
+
+        def throttled(_error: BaseException) -> None:
+            posted.throttled += 1
+
         for message in post.messages:
             data = json.dumps(message, separators=(",", ":")).encode()
             try:
-                self._client.post_to_connection(ConnectionId=post.connection, Data=data)
+                self.retrier.call(
+                    "Push",
+                    self._client.post_to_connection,
+                    on_retry=throttled,
+                    ConnectionId=post.connection,
+                    Data=data,
+                )
             except ClientError as error:
-                if not is_gone(error):
-                    return sent, 0, f"{post.connection}: {code_of(error)}"
-                self._forget(post)
-                return sent, 1, ""
+                if is_gone(error):
+                    self._forget(post)
+                    posted.gone = 1
+                    return posted
+                posted.failure = f"{post.connection}: {code_of(error)}"
+                if is_throttled(error):
+                    posted.throttled += 1
+                    self._owe_turn(post, posted)
+                return posted
             except BotoCoreError as error:  # the endpoint unreachable, a timeout
-                return sent, 0, f"{post.connection}: {type(error).__name__}"
-            sent += 1
-        return sent, 0, ""
+                posted.failure = f"{post.connection}: {type(error).__name__}"
+                return posted
+            posted.sent += 1
+        return posted
+
+    def _owe_turn(self, post: _Post, posted: _Posted) -> None:
+        """The post stopped short of a `your_turn`: close the connection, so that its
+        client connects again and reads its view (see the module)."""
+        turn = post.messages[-1]
+        if turn["type"] != "your_turn" or posted.sent == len(post.messages):
+            return
+        posted.undelivered = f"{post.connection}: {turn['table']} v{turn['version']}"
+        with suppress(ClientError, BotoCoreError):  # then the bot kit's quiet read is left
+            self.retrier.call("Push", self._client.delete_connection, ConnectionId=post.connection)
 
     def _forget(self, post: _Post) -> None:
         if post.listed_in in self._known:

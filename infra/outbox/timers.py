@@ -8,6 +8,13 @@ the throw stands through the announcement, which costs no Scheduler call. When t
 turn begins (another player is to act, or the timeout was applied) the old schedule is
 deleted; one that fires anyway finds another turn in play and does nothing. A fired
 schedule deletes itself (`ActionAfterCompletion: DELETE`).
+
+A Scheduler call AWS throttles is retried with backoff and jitter within the batch's
+retry budget (`infra.retry`). A CreateSchedule still throttled after that fails its
+record, so Lambda delivers it again (and the deadline sweeper times the turn out within
+a minute or two of its deadline if no delivery ever gets through); a DeleteSchedule still
+throttled is let be, since a stale schedule that fires finds another turn in play and
+does nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from botocore.exceptions import ClientError
 
 from core.match import turns
 from infra.outbox.publisher import StreamChange
+from infra.retry import Retrier, is_throttled
 from infra.settings import Settings
 from infra.store.deadlines import turn_timeout
 from infra.store.table import code_of
@@ -49,11 +57,17 @@ def timeout_input(
 
 
 class TurnTimers:
-    """Creates and deletes the schedules that time turns out."""
+    """Creates and deletes the schedules that time turns out; `retrier` retries what
+    Scheduler throttles (the default retries nothing)."""
 
-    def __init__(self, client: Any, settings: Settings) -> None:
+    def __init__(self, client: Any, settings: Settings, retrier: Retrier | None = None) -> None:
         self._client = client
         self._settings = settings
+        self.retrier = retrier if retrier is not None else Retrier()
+
+    def begin_batch(self) -> None:
+        """A new batch of changes: the retries' budget whole again."""
+        self.retrier.renew()
 
     def on_table_change(self, change: StreamChange, replaces: int | None = -1) -> None:
         """Schedule the deadline of the turn in play after `change`, unless it is the
@@ -106,7 +120,9 @@ class TurnTimers:
         if self._settings.timeout_dead_letter_arn:
             target["DeadLetterConfig"] = {"Arn": self._settings.timeout_dead_letter_arn}
         try:
-            self._client.create_schedule(
+            self.retrier.call(
+                "Scheduler",
+                self._client.create_schedule,
                 Name=schedule_name(tournament, ref, version),
                 GroupName=self._settings.schedule_group,
                 ScheduleExpression=f"at({when})",
@@ -123,12 +139,14 @@ class TurnTimers:
         """Delete the schedule of the turn that began at `version`, if it has not fired
         (and deleted itself)."""
         try:
-            self._client.delete_schedule(
+            self.retrier.call(
+                "Scheduler",
+                self._client.delete_schedule,
                 Name=schedule_name(tournament, ref, version),
                 GroupName=self._settings.schedule_group,
             )
         except ClientError as error:
-            if code_of(error) not in _GONE:
+            if code_of(error) not in _GONE and not is_throttled(error):  # see the module
                 raise
 
 

@@ -52,6 +52,7 @@ class Management:
     def __init__(self) -> None:
         self.posts: list[tuple[str, dict[str, Any]]] = []
         self.gone: set[str] = set()
+        self.closed: list[str] = []
 
     def post_to_connection(self, *, ConnectionId: str, Data: bytes) -> None:  # noqa: N803
         if ConnectionId in self.gone:
@@ -59,6 +60,9 @@ class Management:
                 {"Error": {"Code": "GoneException", "Message": ""}}, "PostToConnection"
             )
         self.posts.append((ConnectionId, json.loads(Data)))
+
+    def delete_connection(self, *, ConnectionId: str) -> None:  # noqa: N803
+        self.closed.append(ConnectionId)
 
     def to(self, connection: str) -> list[dict[str, Any]]:
         return [message for c, message in self.posts if c == connection]

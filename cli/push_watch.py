@@ -2,13 +2,13 @@
 for the whole tournament.
 
 `PushWatch` is a `Session.watch` (it returns once the player is to act at the table, or
-the table is over) and also waits for the next table (`seated`) and for the tournament's
-end (`eliminated`, `tournament_finished`), so a bot on push never polls `/me` or the
-feed. Pushes are at least once and best effort: a message whose version the bot already
-has is dropped; when a table's version jumps past what the bot heard, or nothing comes
-for `quiet_seconds`, the bot reads the feed (or `/me`) once. If the socket cannot connect
-or drops, it connects again with backoff and reads once after each connect, so no turn is
-lost; meanwhile it polls as `poll_feed` does.
+the table is over) and also waits for the next table (a `table_events` marked `seated`)
+and for the tournament's end (`eliminated`, `tournament_finished`), so a bot on push
+never polls `/me` or the feed. Pushes are at least once and best effort: a message whose
+version the bot already has is dropped; when a table's version jumps past what the bot
+heard, or nothing comes for `quiet_seconds`, the bot reads the feed (or `/me`) once. If
+the socket cannot connect or drops, it connects again with backoff and reads once after
+each connect, so no turn is lost; meanwhile it polls as `poll_feed` does.
 """
 
 from __future__ import annotations
@@ -53,10 +53,11 @@ def connector(api_url: str, tournament: str) -> Connect:
 class _Table:
     version: int = -1  # the highest version heard of
     over: bool = False
-    turn: int = -1  # the highest version `your_turn` named
+    turn: int = -1  # the highest version a `your_turn` came with
     told: int = -1  # the highest turn already handed to the bot
-    view: dict[str, Any] | None = None  # the player's view `your_turn` came with
+    view: dict[str, Any] | None = None  # the player's view that `your_turn` brought
     records: list[dict[str, Any]] = field(default_factory=list)
+    players: list[dict[str, Any]] | None = None  # who sits there, with their names
 
 
 @dataclass
@@ -120,6 +121,8 @@ class PushWatch:
         state.records = records
         version = max(state.version, state.turn)
         feed: Feed = {"version": version, "over": state.over, "records": records}
+        if state.players is not None:  # the names, as the feed's read would give them
+            feed["players"] = state.players
         if to_act is not None:
             feed["to_act"] = to_act
             if state.view is not None and state.view.get("version") == state.turn:
@@ -230,16 +233,15 @@ class PushWatch:
             self._drop()
             return True
         kind = message.get("type")
-        if kind == "seated":
-            if message["table"] not in self._seated:
+        if kind == "table_events":
+            # one message a change: `seated` at a new table, `your_turn` to the player to act
+            if message.get("seated") and message["table"] not in self._seated:
                 self._seated.append(message["table"])
-            self._tables.setdefault(message["table"], _Table())
-        elif kind == "your_turn":
             state = self._tables.setdefault(message["table"], _Table())
-            if int(message["version"]) > state.turn:
+            turn = message.get("your_turn")
+            if isinstance(turn, dict) and int(message["version"]) > state.turn:
                 state.turn = int(message["version"])
-                state.view = message.get("view")
-        elif kind == "table_events":
+                state.view = turn.get("view")
             return self._table_events(message, table)
         elif kind == "eliminated":
             self._eliminated = True
@@ -258,6 +260,8 @@ class PushWatch:
         state.records.extend(records)
         state.version = version
         state.over = state.over or bool(message.get("over"))
+        if isinstance(message.get("players"), list):
+            state.players = message["players"]
         return not (gap and message["table"] == waited)
 
 

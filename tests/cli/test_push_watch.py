@@ -99,8 +99,9 @@ def events(version: int, *records: int, over: bool = False) -> Message:
     }
 
 
-def turn(version: int) -> Message:
-    return {"type": "your_turn", "table": "R1-1", "version": version}
+def turn(version: int, *records: int, view: dict[str, Any] | None = None) -> Message:
+    """A change that makes the player to act: its `table_events` carries the turn."""
+    return {**events(version, *records), "your_turn": {"deadline": None, "view": view}}
 
 
 def quiet_feed(version: int, to_act: str = "p-x") -> dict[str, Any]:
@@ -108,7 +109,7 @@ def quiet_feed(version: int, to_act: str = "p-x") -> dict[str, Any]:
 
 
 def test_a_turn_is_heard_without_reads_and_duplicates_are_dropped() -> None:
-    source = FakeSource([events(1, 1), events(1, 1), events(2, 2), turn(2), turn(2), events(3, 3)])
+    source = FakeSource([events(1, 1), events(1, 1), turn(2, 2), turn(2, 2), events(3, 3)])
     watch, session, transport, clock = setup([source], quiet_feed(0))
     first = session.wait_for_change("R1-1", 0)
     assert first is not None and first["to_act"] == ME and first["version"] == 2
@@ -122,14 +123,14 @@ def test_a_turn_is_heard_without_reads_and_duplicates_are_dropped() -> None:
 
 def test_a_turn_pushed_with_the_view_is_played_without_reading_it() -> None:
     view = {"version": 2, "to_act": ME, "legal_actions": [{"kind": "throw"}]}
-    source = FakeSource([events(2, 1, 2), {**turn(2), "view": view}, turn(2)])
+    source = FakeSource([turn(2, 1, 2, view=view), turn(2, 1, 2)])
     _, session, transport, _ = setup([source], quiet_feed(0))
     feed = session.wait_for_change("R1-1", 0)
     assert feed is not None and feed["view"] == view
     assert transport.reads == ["events"]  # the read after connecting, no `/me`
 
     stale = {**view, "version": 1}  # a view of an older version is not handed on
-    source.script += [events(3, 3), {**turn(4), "view": stale}]
+    source.script += [events(3, 3), turn(4, 4, view=stale)]
     feed = session.wait_for_change("R1-1", 2)
     assert feed is not None and feed["to_act"] == ME and "view" not in feed
 
@@ -198,7 +199,7 @@ def test_no_socket_polls_with_backoff_between_connects() -> None:
 
 
 def test_between_tables_seated_and_eliminated_replace_polling_me() -> None:
-    seated = {"type": "seated", "table": "R2-1", "version": 0}
+    seated = {**events(0, 0), "table": "R2-1", "seated": True}
     source = FakeSource([seated, {"type": "eliminated", "table": "R2-1", "place": 4}])
     me = {"table": "R1-1", "eliminated": False, "tournament_status": "running"}
     watch, session, transport, _ = setup([source], quiet_feed(0), me)

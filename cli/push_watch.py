@@ -14,6 +14,7 @@ each connect, so no turn is lost; meanwhile it polls as `poll_feed` does.
 from __future__ import annotations
 
 import contextlib
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,12 +69,17 @@ class PushWatch:
     quiet_seconds: float = 10.0  # nothing heard this long: read once over HTTP
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0)  # between failed connects
     clock: Callable[[], float] = time.monotonic
+    # API Gateway closes every WebSocket after 2 hours: connect anew before that, at a
+    # jittered age (so that bots connected together do not all renew at once)
+    renew_seconds: float = 6600.0
+    renew_jitter: float = 300.0
     connects: int = 0
     fallbacks: int = 0
     _source: MessageSource | None = None
     _fresh: bool = False  # connected since the last read over HTTP
     _failures: int = 0
     _retry_at: float = 0.0
+    _renew_at: float = float("inf")
     _tables: dict[str, _Table] = field(default_factory=dict)
     _seated: list[str] = field(default_factory=list)
     _eliminated: bool = False
@@ -194,8 +200,11 @@ class PushWatch:
     # --- the connection -------------------------------------------------------------
 
     def _listen(self, session: Session) -> bool:
-        """Whether a connection is open (connecting when the backoff allows)."""
+        """Whether a connection is open (connecting when the backoff allows, and anew
+        when the open one nears API Gateway's 2-hour cut)."""
         if self._source is not None:
+            if self.clock() >= self._renew_at:
+                self._renew(session)
             return True
         if self.clock() < self._retry_at:
             return False
@@ -206,10 +215,26 @@ class PushWatch:
             self._failures += 1
             self._retry_at = self.clock() + delay
             return False
+        self._connected()
+        return True
+
+    def _connected(self) -> None:
         self.connects += 1
         self._failures = 0
-        self._fresh = True
-        return True
+        self._fresh = True  # read once: what came while no connection listened
+        self._renew_at = self.clock() + self.renew_seconds - random.uniform(0, self.renew_jitter)
+
+    def _renew(self, session: Session) -> None:
+        """The new connection first, then the old one closed, then one read (`_fresh`):
+        what the old one carried last is read over HTTP, so nothing is missed."""
+        try:
+            fresh = self.connect(session.seat.token)
+        except Exception:  # keep the old one; try again after a backoff
+            self._renew_at = self.clock() + self.backoff[-1]
+            return
+        self._drop()
+        self._source = fresh
+        self._connected()
 
     def _drop(self) -> None:
         source, self._source = self._source, None

@@ -213,3 +213,42 @@ def test_between_tables_seated_and_eliminated_replace_polling_me() -> None:
     source.script.append({"type": "tournament_finished"})
     transport.me = {**transport.me, "tournament_status": "finished", "place": 9}
     assert watch.wait_for_place(session)["place"] == 9
+
+
+
+@dataclass
+class AgingSource(FakeSource):
+    """A source whose every message comes a minute after the one before."""
+
+    clock: Clock = field(default_factory=Clock)
+
+    def next(self, timeout: float | None = None) -> Message:
+        self.clock.now += 60.0
+        return super().next(timeout)
+
+
+def test_a_connection_near_its_two_hours_is_renewed_new_first_then_read_once() -> None:
+    watch, session, transport, clock = setup([], quiet_feed(0))
+    old = AgingSource([events(1, 1), events(1, 1)], clock=clock)
+    new = FakeSource([])  # version 2 came on the old one as it was closed: read it
+    opened: list[tuple[str, bool]] = []
+
+    def connect(token: str) -> MessageSource:
+        source = new if opened else old
+        opened.append(("new" if opened else "old", old.closed))
+        return source
+
+    watch.connect, watch.renew_seconds, watch.renew_jitter = connect, 100.0, 0.0
+    reads = [quiet_feed(0), {**quiet_feed(2, ME), "records": [{"version": 2}]}]
+
+    def events_once(table: str, after: int) -> dict[str, Any]:
+        transport.reads.append("events")
+        return reads.pop(0)
+
+    session.events = events_once  # type: ignore[method-assign]
+    feed = session.wait_for_change("R1-1", 0)
+    assert feed is not None and feed["to_act"] == ME and feed["version"] == 2
+    assert opened == [("old", False), ("new", False)]  # the new one opened before the close
+    assert old.closed and not new.closed and watch.connects == 2
+    assert transport.reads == ["events", "events"]  # after each connect, once
+    assert clock.now == 120.0  # renewed at the first look past 100 s

@@ -215,7 +215,6 @@ def test_between_tables_seated_and_eliminated_replace_polling_me() -> None:
     assert watch.wait_for_place(session)["place"] == 9
 
 
-
 @dataclass
 class AgingSource(FakeSource):
     """A source whose every message comes a minute after the one before."""

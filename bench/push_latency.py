@@ -95,13 +95,13 @@ async def bot(race: Race, player: str, token: str, seed: int, ready: asyncio.Eve
                 return
             if message["type"] == "eliminated":
                 return
-            if message["type"] != "your_turn":
+            if "your_turn" not in message:  # a table_events that hands you the turn
                 continue
             table, version = message["table"], message["version"]
             if version <= acted_to.get(table, -1):
                 continue  # known from our own action's answer
             race.heard.setdefault((table, version), (player, heard))
-            view = message["view"]
+            view = message["your_turn"]["view"]
             acted_to[table] = await take_turn(race, player, token, table, view, rng=rng)
 
 

@@ -2,7 +2,7 @@
 
     with subscribe(socket_url(api), tournament, token=token) as messages:
         for message in messages:          # dicts, as docs/api.md lists them
-            if message["type"] == "your_turn": ...
+            if "your_turn" in message: ...   # a table_events telling you to act
 
 `subscribe` is synchronous (a thread per subscription is fine); `listen` is the same as an
 async iterator. Both send `{"action": "ping"}` when the line has been quiet for

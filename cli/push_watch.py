@@ -2,18 +2,19 @@
 for the whole tournament.
 
 `PushWatch` is a `Session.watch` (it returns once the player is to act at the table, or
-the table is over) and also waits for the next table (`seated`) and for the tournament's
-end (`eliminated`, `tournament_finished`), so a bot on push never polls `/me` or the
-feed. Pushes are at least once and best effort: a message whose version the bot already
-has is dropped; when a table's version jumps past what the bot heard, or nothing comes
-for `quiet_seconds`, the bot reads the feed (or `/me`) once. If the socket cannot connect
-or drops, it connects again with backoff and reads once after each connect, so no turn is
-lost; meanwhile it polls as `poll_feed` does.
+the table is over) and also waits for the next table (a `table_events` marked `seated`)
+and for the tournament's end (`eliminated`, `tournament_finished`), so a bot on push
+never polls `/me` or the feed. Pushes are at least once and best effort: a message whose
+version the bot already has is dropped; when a table's version jumps past what the bot
+heard, or nothing comes for `quiet_seconds`, the bot reads the feed (or `/me`) once. If
+the socket cannot connect or drops, it connects again with backoff and reads once after
+each connect, so no turn is lost; meanwhile it polls as `poll_feed` does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,10 +54,11 @@ def connector(api_url: str, tournament: str) -> Connect:
 class _Table:
     version: int = -1  # the highest version heard of
     over: bool = False
-    turn: int = -1  # the highest version `your_turn` named
+    turn: int = -1  # the highest version a `your_turn` came with
     told: int = -1  # the highest turn already handed to the bot
-    view: dict[str, Any] | None = None  # the player's view `your_turn` came with
+    view: dict[str, Any] | None = None  # the player's view that `your_turn` brought
     records: list[dict[str, Any]] = field(default_factory=list)
+    players: list[dict[str, Any]] | None = None  # who sits there, with their names
 
 
 @dataclass
@@ -67,12 +69,17 @@ class PushWatch:
     quiet_seconds: float = 10.0  # nothing heard this long: read once over HTTP
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0)  # between failed connects
     clock: Callable[[], float] = time.monotonic
+    # API Gateway closes every WebSocket after 2 hours: connect anew before that, at a
+    # jittered age (so that bots connected together do not all renew at once)
+    renew_seconds: float = 6600.0
+    renew_jitter: float = 300.0
     connects: int = 0
     fallbacks: int = 0
     _source: MessageSource | None = None
     _fresh: bool = False  # connected since the last read over HTTP
     _failures: int = 0
     _retry_at: float = 0.0
+    _renew_at: float = float("inf")
     _tables: dict[str, _Table] = field(default_factory=dict)
     _seated: list[str] = field(default_factory=list)
     _eliminated: bool = False
@@ -120,6 +127,8 @@ class PushWatch:
         state.records = records
         version = max(state.version, state.turn)
         feed: Feed = {"version": version, "over": state.over, "records": records}
+        if state.players is not None:  # the names, as the feed's read would give them
+            feed["players"] = state.players
         if to_act is not None:
             feed["to_act"] = to_act
             if state.view is not None and state.view.get("version") == state.turn:
@@ -191,8 +200,11 @@ class PushWatch:
     # --- the connection -------------------------------------------------------------
 
     def _listen(self, session: Session) -> bool:
-        """Whether a connection is open (connecting when the backoff allows)."""
+        """Whether a connection is open (connecting when the backoff allows, and anew
+        when the open one nears API Gateway's 2-hour cut)."""
         if self._source is not None:
+            if self.clock() >= self._renew_at:
+                self._renew(session)
             return True
         if self.clock() < self._retry_at:
             return False
@@ -203,10 +215,26 @@ class PushWatch:
             self._failures += 1
             self._retry_at = self.clock() + delay
             return False
+        self._connected()
+        return True
+
+    def _connected(self) -> None:
         self.connects += 1
         self._failures = 0
-        self._fresh = True
-        return True
+        self._fresh = True  # read once: what came while no connection listened
+        self._renew_at = self.clock() + self.renew_seconds - random.uniform(0, self.renew_jitter)
+
+    def _renew(self, session: Session) -> None:
+        """The new connection first, then the old one closed, then one read (`_fresh`):
+        what the old one carried last is read over HTTP, so nothing is missed."""
+        try:
+            fresh = self.connect(session.seat.token)
+        except Exception:  # keep the old one; try again after a backoff
+            self._renew_at = self.clock() + self.backoff[-1]
+            return
+        self._drop()
+        self._source = fresh
+        self._connected()
 
     def _drop(self) -> None:
         source, self._source = self._source, None
@@ -230,16 +258,15 @@ class PushWatch:
             self._drop()
             return True
         kind = message.get("type")
-        if kind == "seated":
-            if message["table"] not in self._seated:
+        if kind == "table_events":
+            # one message a change: `seated` at a new table, `your_turn` to the player to act
+            if message.get("seated") and message["table"] not in self._seated:
                 self._seated.append(message["table"])
-            self._tables.setdefault(message["table"], _Table())
-        elif kind == "your_turn":
             state = self._tables.setdefault(message["table"], _Table())
-            if int(message["version"]) > state.turn:
+            turn = message.get("your_turn")
+            if isinstance(turn, dict) and int(message["version"]) > state.turn:
                 state.turn = int(message["version"])
-                state.view = message.get("view")
-        elif kind == "table_events":
+                state.view = turn.get("view")
             return self._table_events(message, table)
         elif kind == "eliminated":
             self._eliminated = True
@@ -258,6 +285,8 @@ class PushWatch:
         state.records.extend(records)
         state.version = version
         state.over = state.over or bool(message.get("over"))
+        if isinstance(message.get("players"), list):
+            state.players = message["players"]
         return not (gap and message["table"] == waited)
 
 

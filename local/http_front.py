@@ -5,7 +5,11 @@
 - WebSocket, at `/ws` (the WebSocket API's stage is named `ws`, so its URL ends the
   same on AWS): the handshake becomes a `$connect` event for the socket function, which
   may refuse it with its status code; each text frame a `$default` event, whose answer's
-  body goes back as a frame; the socket closing a `$disconnect` event.
+  body goes back as a frame; the socket closing a `$disconnect` event. As API Gateway
+  does, it closes a socket (1001, "Going away") idle for 10 minutes (no frame from its
+  client) and any 2 hours old; `KNOBELCUP_LOCAL_SOCKET_IDLE_SECONDS` and
+  `KNOBELCUP_LOCAL_SOCKET_MAX_SECONDS` shorten that, to try the clients' keep-alive and
+  renewal in seconds.
 - API Gateway's management API, at `/ws/@connections/{id}`: POST sends a frame to that
   socket, DELETE closes it, GET describes it, and an unknown id is 410 `GoneException`.
   So the publisher's boto3 client, pointed at `socket_url`, pushes through the same code
@@ -28,6 +32,7 @@ import base64
 import ipaddress
 import json
 import logging
+import os
 import secrets
 import socket
 import sys
@@ -57,6 +62,10 @@ READ_TIMEOUT = 30  # seconds a connection may idle, or stall mid-request
 THREADS = 8
 STOP_SECONDS = 5.0  # how long requests in flight may take to finish when it stops
 SOCKET_PATH = "/ws"
+# API Gateway closes a WebSocket idle this long (no frame from its client) and any this
+# old; the environment shortens them, for tests of the clients' keep-alive and renewal
+IDLE_ENVIRONMENT, IDLE_SECONDS = "KNOBELCUP_LOCAL_SOCKET_IDLE_SECONDS", 600.0
+LIFETIME_ENVIRONMENT, LIFETIME_SECONDS = "KNOBELCUP_LOCAL_SOCKET_MAX_SECONDS", 7200.0
 LOOPBACK = "127.0.0.1"
 MANAGEMENT_PREFIX = SOCKET_PATH + "/@connections/"
 JSON = "application/json"
@@ -95,6 +104,7 @@ class _Socket:
     source_ip: str
     user_agent: str
     last_active: float = field(default_factory=time.time)
+    cut: str = ""  # why the front closed it as API Gateway would, if it did
 
 
 class HttpFront:
@@ -114,8 +124,13 @@ class HttpFront:
         read_timeout: int = READ_TIMEOUT,
         threads: int = THREADS,
         operations: Callable[[], dict[str, Any]] | None = None,
+        socket_idle: float | None = None,
+        socket_lifetime: float | None = None,
     ) -> None:
         self.invoke = invoke
+        # the cuts API Gateway makes (the environment's, or AWS's, unless given)
+        self.socket_idle = _seconds(socket_idle, IDLE_ENVIRONMENT, IDLE_SECONDS)
+        self.socket_lifetime = _seconds(socket_lifetime, LIFETIME_ENVIRONMENT, LIFETIME_SECONDS)
         self.operations = operations  # what `GET /_local/operations` answers (loopback)
         self.sockets = sockets
         self.changed = changed
@@ -306,6 +321,7 @@ class HttpFront:
             websocket, connected_at, source_ip, headers.get("User-Agent", "")
         )
         status, reason = 1000, "Client closed the connection"
+        cut = asyncio.ensure_future(self._cut(connection, websocket))
         try:
             async for message in websocket:
                 self._connected[connection].last_active = time.time()
@@ -327,7 +343,10 @@ class HttpFront:
         except ConnectionError as error:  # the client went away mid-send
             log.info("socket %s lost: %s", connection, error)
         finally:
-            self._connected.pop(connection, None)
+            cut.cancel()
+            known = self._connected.pop(connection, None)
+            if known is not None and known.cut:
+                status, reason = 1001, known.cut
             seconds = time.time() - connected_at
             counted.COUNTER.count("apigateway:$disconnect", ConnectionSeconds=seconds)
             counted.COUNTER.count("lambda:SocketFunction")
@@ -336,6 +355,22 @@ class HttpFront:
             except Exception as error:  # the items expire; pushes to it find it gone
                 log.warning("$disconnect of %s failed: %s", connection, error)
         return websocket
+
+    async def _cut(self, connection: str, websocket: web.WebSocketResponse) -> None:
+        """Close the socket as API Gateway would (1001, "Going away"): once idle for
+        `socket_idle`, or `socket_lifetime` after it connected."""
+        while not websocket.closed:
+            known = self._connected.get(connection)
+            if known is None:
+                return
+            now = time.time()
+            idle_ends = known.last_active + self.socket_idle
+            lifetime_ends = known.connected_at + self.socket_lifetime
+            if now >= min(idle_ends, lifetime_ends):
+                known.cut = "Connection idle" if now >= idle_ends else "Connection too old"
+                await websocket.close(code=1001, message=b"Going away")
+                return
+            await asyncio.sleep(min(idle_ends, lifetime_ends) - now + 0.01)
 
     async def _manage(self, request: web.Request, connection: str) -> web.StreamResponse:
         """API Gateway's management API for one connection."""
@@ -450,3 +485,10 @@ def _error(status: int, kind: str, message: str | None) -> web.Response:
 
 def _iso(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _seconds(given: float | None, environment: str, default: float) -> float:
+    """`given`, or the environment's figure, or `default`."""
+    if given is not None:
+        return given
+    return float(os.environ.get(environment) or default)

@@ -9,9 +9,10 @@ before they reach the service, as AWS would: the call did nothing.
 
 The served stack throttles its stream readers' calls when `KNOBELCUP_LOCAL_THROTTLE`
 holds a rate (`0.1`: one call in ten), optionally with rates of single operations and a
-seed (`0.1,post_to_connection=0.6/seed`); a post's rate may depend on the message's
-type (`post_to_connection:your_turn=0.5`). Every refusal is counted as
-`local:throttled:<operation>` in `GET /_local/operations`.
+seed (`0.1,post_to_connection=0.6/seed`); a post's rate may depend on the message's type
+(`post_to_connection:your_turn=0.5`; a `table_events` that carries a player's turn
+counts as `your_turn`, since it is that post whose refusal closes a connection). Every
+refusal is counted as `local:throttled:<operation>` in `GET /_local/operations`.
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ class ThrottlingClient:
 
 
 def _kind(kwargs: dict[str, Any]) -> str:
-    """The type of the message a post carries ('' for any other call)."""
+    """The type of the message a post carries ('' for any other call): `your_turn` for
+    one that carries a turn (see the module)."""
     data = kwargs.get("Data")
     if not isinstance(data, bytes | str):
         return ""
@@ -133,4 +135,6 @@ def _kind(kwargs: dict[str, Any]) -> str:
         message = json.loads(data)
     except ValueError:
         return ""
-    return str(message.get("type", "")) if isinstance(message, dict) else ""
+    if not isinstance(message, dict):
+        return ""
+    return "your_turn" if "your_turn" in message else str(message.get("type", ""))

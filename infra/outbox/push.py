@@ -3,17 +3,20 @@ them through API Gateway's management API (docs/api.md, "Push over a WebSocket")
 
 The publisher reads every table change from the stream anyway, so it pushes too (a
 third reader would throttle the stream). For each change:
-- a table seated or moved on: each seated player gets `table_events` (the log records
-  past the version before the change, as that player may see them), the player to act
-  `your_turn` with the version to act on, and at a new table each player `seated`
-  first; the table's spectators get `table_events` as any spectator may see them;
+- a table seated or moved on: each seated player gets one `table_events` (the log
+  records past the version before the change, as that player may see them), marked
+  `seated` at a new table, and carrying `your_turn` (the deadline and the player's view)
+  to the player to act; the table's spectators get `table_events` as any spectator may
+  see them. One post per connection per change: API Gateway's request quota is shared
+  by both APIs and every post (docs/capacity.md), so a second post for the turn would
+  cost as much as the first;
 - a player out of the tournament: `eliminated`, to that player;
 - the tournament finished: `tournament_finished`, to every connection of it.
 
-A push never fails the record, since the domain events must not wait on anyone's
-socket. A post AWS throttles is retried with backoff and jitter within the batch's
-retry budget (`infra.retry`, docs/operations.md "When AWS says slow down"); any other
-failed post is reported and not retried. A `your_turn` that is still not delivered
+A push never fails the record, since the domain events must not wait on anyone's socket.
+A post AWS throttles is retried with backoff and jitter within the batch's retry budget
+(`infra.retry`, docs/operations.md "When AWS says slow down"); any other failed post is
+reported and not retried. A message carrying a `your_turn` that is still not delivered
 after its retries closes that connection (DeleteConnection): the play page and the bot
 kit read the player's view whenever their socket drops and they connect again, so the
 turn reaches the player over HTTP long before its deadline. A retried stream batch
@@ -83,30 +86,26 @@ class TablePush:
         self.sets[table_watchers(new.tournament, new.ref)] = None  # spectators
 
     def messages(self, viewer: str | None) -> list[Message]:
-        """What `viewer` (a seated player, or None for a spectator) is sent, in order."""
+        """What `viewer` (a seated player, or None for a spectator) is sent: one message,
+        so one post (see the module)."""
         table = self.table
         state, to_act, entries = self._replayed()
-        messages: list[Message] = []
+        message: Message = {
+            "type": "table_events",
+            **_table_fields(table, table.version),
+            "over": table.over,
+            "players": _players(table),
+            "records": records_after(entries, self.after, viewer, revealed=table.over),
+        }
         if self.seated and viewer is not None:
-            messages.append(
-                {"type": "seated", **_table_fields(table, 0), "players": _players(table)}
-            )
-        messages.append(
-            {
-                "type": "table_events",
-                **_table_fields(table, table.version),
-                "over": table.over,
-                "players": _players(table),
-                "records": records_after(entries, self.after, viewer, revealed=table.over),
-            }
-        )
+            message["seated"] = True  # a table of yours new to you: no read between rounds
         if viewer is not None and viewer == to_act:
-            # the view `GET .../me` would answer, so that the player acts without a read
+            # the view `GET .../me` would answer, so that the player acts without a read;
+            # the version to act on is the message's
             view = get_game(table.seating.game).view(state, viewer)
-            fields = _table_fields(table, table.version)
             deadline = table.deadline or None  # when the turn times out, for a countdown
-            messages.append({"type": "your_turn", **fields, "deadline": deadline, "view": view})
-        return messages
+            message["your_turn"] = {"deadline": deadline, "view": view}
+        return [message]
 
     def _replayed(self) -> tuple[Any, str | None, list[LogEntry]]:
         """The table's state, who is to act (None once over) and the whole log."""
@@ -116,6 +115,11 @@ class TablePush:
             to_act = None if self.table.over else get_game(seating.game).to_act(state)
             self._log = (state, to_act, entries)
         return self._log
+
+
+def carries_turn(message: Message) -> bool:
+    """Whether a message tells its player that they are to act."""
+    return "your_turn" in message
 
 
 def table_push(change: StreamChange, after: int | None = -1) -> TablePush | None:
@@ -265,7 +269,7 @@ class Pusher:
                 connections = sorted(self._sockets([pk])[pk])
                 posts += [_Post(c, [message], listed_in=pk) for c in connections]
         # the player to act first: their `your_turn` is what the table waits for
-        posts.sort(key=lambda post: post.messages[-1]["type"] != "your_turn")
+        posts.sort(key=lambda post: not carries_turn(post.messages[-1]))
         return posts
 
     def _sockets(self, pks: Iterable[str]) -> dict[str, frozenset[str]]:
@@ -276,7 +280,7 @@ class Pusher:
         return {pk: self._known[pk] for pk in pks}
 
     def _post_all(self, posts: list[_Post], report: PushReport) -> None:
-        if posts and posts[0].messages[-1]["type"] == "your_turn":
+        if posts and carries_turn(posts[0].messages[-1]):
             # what the table waits for goes out first, on its own
             self._count(self._post(posts[0]), report)
             posts = posts[1:]
@@ -330,7 +334,7 @@ class Pusher:
         """The post stopped short of a `your_turn`: close the connection, so that its
         client connects again and reads its view (see the module)."""
         turn = post.messages[-1]
-        if turn["type"] != "your_turn" or posted.sent == len(post.messages):
+        if not carries_turn(turn) or posted.sent == len(post.messages):
             return
         posted.undelivered = f"{post.connection}: {turn['table']} v{turn['version']}"
         with suppress(ClientError, BotoCoreError):  # then the bot kit's quiet read is left

@@ -99,8 +99,9 @@ def events(version: int, *records: int, over: bool = False) -> Message:
     }
 
 
-def turn(version: int) -> Message:
-    return {"type": "your_turn", "table": "R1-1", "version": version}
+def turn(version: int, *records: int, view: dict[str, Any] | None = None) -> Message:
+    """A change that makes the player to act: its `table_events` carries the turn."""
+    return {**events(version, *records), "your_turn": {"deadline": None, "view": view}}
 
 
 def quiet_feed(version: int, to_act: str = "p-x") -> dict[str, Any]:
@@ -108,7 +109,7 @@ def quiet_feed(version: int, to_act: str = "p-x") -> dict[str, Any]:
 
 
 def test_a_turn_is_heard_without_reads_and_duplicates_are_dropped() -> None:
-    source = FakeSource([events(1, 1), events(1, 1), events(2, 2), turn(2), turn(2), events(3, 3)])
+    source = FakeSource([events(1, 1), events(1, 1), turn(2, 2), turn(2, 2), events(3, 3)])
     watch, session, transport, clock = setup([source], quiet_feed(0))
     first = session.wait_for_change("R1-1", 0)
     assert first is not None and first["to_act"] == ME and first["version"] == 2
@@ -122,14 +123,14 @@ def test_a_turn_is_heard_without_reads_and_duplicates_are_dropped() -> None:
 
 def test_a_turn_pushed_with_the_view_is_played_without_reading_it() -> None:
     view = {"version": 2, "to_act": ME, "legal_actions": [{"kind": "throw"}]}
-    source = FakeSource([events(2, 1, 2), {**turn(2), "view": view}, turn(2)])
+    source = FakeSource([turn(2, 1, 2, view=view), turn(2, 1, 2)])
     _, session, transport, _ = setup([source], quiet_feed(0))
     feed = session.wait_for_change("R1-1", 0)
     assert feed is not None and feed["view"] == view
     assert transport.reads == ["events"]  # the read after connecting, no `/me`
 
     stale = {**view, "version": 1}  # a view of an older version is not handed on
-    source.script += [events(3, 3), {**turn(4), "view": stale}]
+    source.script += [events(3, 3), turn(4, 4, view=stale)]
     feed = session.wait_for_change("R1-1", 2)
     assert feed is not None and feed["to_act"] == ME and "view" not in feed
 
@@ -198,7 +199,7 @@ def test_no_socket_polls_with_backoff_between_connects() -> None:
 
 
 def test_between_tables_seated_and_eliminated_replace_polling_me() -> None:
-    seated = {"type": "seated", "table": "R2-1", "version": 0}
+    seated = {**events(0, 0), "table": "R2-1", "seated": True}
     source = FakeSource([seated, {"type": "eliminated", "table": "R2-1", "place": 4}])
     me = {"table": "R1-1", "eliminated": False, "tournament_status": "running"}
     watch, session, transport, _ = setup([source], quiet_feed(0), me)
@@ -212,3 +213,41 @@ def test_between_tables_seated_and_eliminated_replace_polling_me() -> None:
     source.script.append({"type": "tournament_finished"})
     transport.me = {**transport.me, "tournament_status": "finished", "place": 9}
     assert watch.wait_for_place(session)["place"] == 9
+
+
+@dataclass
+class AgingSource(FakeSource):
+    """A source whose every message comes a minute after the one before."""
+
+    clock: Clock = field(default_factory=Clock)
+
+    def next(self, timeout: float | None = None) -> Message:
+        self.clock.now += 60.0
+        return super().next(timeout)
+
+
+def test_a_connection_near_its_two_hours_is_renewed_new_first_then_read_once() -> None:
+    watch, session, transport, clock = setup([], quiet_feed(0))
+    old = AgingSource([events(1, 1), events(1, 1)], clock=clock)
+    new = FakeSource([])  # version 2 came on the old one as it was closed: read it
+    opened: list[tuple[str, bool]] = []
+
+    def connect(token: str) -> MessageSource:
+        source = new if opened else old
+        opened.append(("new" if opened else "old", old.closed))
+        return source
+
+    watch.connect, watch.renew_seconds, watch.renew_jitter = connect, 100.0, 0.0
+    reads = [quiet_feed(0), {**quiet_feed(2, ME), "records": [{"version": 2}]}]
+
+    def events_once(table: str, after: int) -> dict[str, Any]:
+        transport.reads.append("events")
+        return reads.pop(0)
+
+    session.events = events_once  # type: ignore[method-assign]
+    feed = session.wait_for_change("R1-1", 0)
+    assert feed is not None and feed["to_act"] == ME and feed["version"] == 2
+    assert opened == [("old", False), ("new", False)]  # the new one opened before the close
+    assert old.closed and not new.closed and watch.connects == 2
+    assert transport.reads == ["events", "events"]  # after each connect, once
+    assert clock.now == 120.0  # renewed at the first look past 100 s

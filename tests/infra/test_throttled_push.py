@@ -62,7 +62,7 @@ def connected(listening: ConnectionStore) -> str:
     pusher = Pusher(listening, Management())
     report = pusher.push(insert(table(seating, [])), [])
     assert not report.failures
-    return next(c for c in pusher._client.posts if c[1]["type"] == "your_turn")[0]  # type: ignore[attr-defined]
+    return next(c for c in pusher._client.posts if "your_turn" in c[1])[0]  # type: ignore[attr-defined]
 
 
 class CountingManagement(Management):
@@ -86,15 +86,16 @@ def test_throttled_posts_are_retried_until_every_message_is_delivered(
     to_act = connected(store)
     waits = Waits()
     management = CountingManagement()
-    plan = ThrottlePlan(0.3, seed="posts")
+    plan = ThrottlePlan(0.5, seed="posts")
     throttled = ThrottlingClient(management, plan, "apigatewaymanagementapi")
     pusher = Pusher(store, throttled, retrier=retrier(waits))
     pusher.prepare([new_table()])
     report = pusher.push(new_table(), [], 0)
     assert report.failures == [] and report.undelivered == []
     assert report.throttled == plan.refused["post_to_connection"] > 0
-    assert report.sent == management.calls == 4 * 2 + 1  # seated and events each, a turn
-    assert [m["type"] for m in management.to(to_act)] == ["seated", "table_events", "your_turn"]
+    assert report.sent == management.calls == 4  # one each, seated, one with the turn
+    [message] = management.to(to_act)
+    assert message["seated"] and "your_turn" in message
     assert len(waits.slept) == report.throttled  # one wait before each retry
     throttled_count, failed = pusher.retrier.tally.drain()
     assert throttled_count == {"Push": report.throttled} and failed == {}
@@ -128,7 +129,7 @@ def test_a_your_turn_refused_past_its_retries_closes_that_connection(
     assert report.undelivered == [f"{to_act}: R2-5 v0"]
     assert management.closed == [to_act]  # its client connects again and reads its view
     posts = plan.calls["post_to_connection"]
-    assert posts == 4 * THROTTLE_POLICY.attempts  # each player's first message, every try
+    assert posts == 4 * THROTTLE_POLICY.attempts  # each player's message, every try
     assert report.throttled == posts
     _, failed = pusher.retrier.tally.drain()
     assert failed == {"Push": 4}  # the close went through
@@ -174,7 +175,7 @@ def test_throttled_socket_set_reads_are_retried(store: ConnectionStore) -> None:
     pusher.prepare([new_table()])
     report = pusher.push(new_table(), [], 0)
     assert plan.refused == {"batch_get_item": 1} and plan.calls == {"batch_get_item": 2}
-    assert report.failures == [] and "your_turn" in [m["type"] for m in management.to(to_act)]
+    assert report.failures == [] and any("your_turn" in m for m in management.to(to_act))
     assert shared.tally.drain() == ({"DynamoDB": 1}, {})
 
 

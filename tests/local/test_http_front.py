@@ -353,3 +353,50 @@ def test_the_management_api_answers_at_loopback_only_wherever_the_front_listens(
         front.shutdown()
         front.server_close()
         thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("cut", ["idle", "lifetime"])
+def test_a_socket_is_cut_as_api_gateway_cuts_it_idle_or_too_old(
+    function: Function, sockets: SocketFunction, cut: str
+) -> None:
+    """AWS's 10 minutes idle and 2 hours in any case, shortened: the clients' keep-alive
+    and renewal are tried against these."""
+    idle, lifetime = (1.0, 60.0) if cut == "idle" else (60.0, 1.5)
+    front = HttpFront(
+        ("127.0.0.1", 0), function, sockets=sockets, socket_idle=idle, socket_lifetime=lifetime
+    )
+    thread = threading.Thread(target=front.serve_forever, daemon=True)
+    thread.start()
+    try:
+        opened = time.monotonic()
+        with connect(front.socket_url + "?tournament=t-1", open_timeout=10) as socket:
+            if cut == "lifetime":  # pinging keeps it from idling, not from ageing
+                for _ in range(4):
+                    socket.send('{"action": "ping"}')
+                    socket.recv(timeout=10)
+                    time.sleep(0.3)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    socket.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+        assert 1.0 <= time.monotonic() - opened < 5.0
+        assert sockets.disconnected.wait(10)
+        disconnected = sockets.events[-1]["requestContext"]
+        assert disconnected["disconnectStatusCode"] == 1001
+    finally:
+        front.shutdown()
+        front.server_close()
+        thread.join(timeout=10)
+
+
+def test_the_cuts_default_to_aws_and_the_environment_shortens_them(
+    function: Function, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    front = HttpFront(("127.0.0.1", 0), function)
+    assert (front.socket_idle, front.socket_lifetime) == (600.0, 7200.0)
+    front.server_close()
+    monkeypatch.setenv("KNOBELCUP_LOCAL_SOCKET_IDLE_SECONDS", "5")
+    monkeypatch.setenv("KNOBELCUP_LOCAL_SOCKET_MAX_SECONDS", "9")
+    front = HttpFront(("127.0.0.1", 0), function)
+    assert (front.socket_idle, front.socket_lifetime) == (5.0, 9.0)
+    front.server_close()

@@ -128,31 +128,30 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
     at_the_table = {"tournament": cup.tournament, "table": "R1-1"}
     cup.start()
 
-    # everyone seated; the player to act hears that it is their turn, at version 0
-    for subscription in subscriptions.values():
-        seen = until(subscription, _type("table_events", 0))
-        seated = seen[0]
-        assert {k: seated[k] for k in ("type", "tournament", "table", "version")} == {
-            "type": "seated",
+    # everyone seated, in one message each; the player to act hears in it that it is
+    # their turn, at version 0
+    heard = {p: until(s, _type("table_events", 0)) for p, s in subscriptions.items()}
+    first = cup.to_act()
+    for player, [seated] in heard.items():
+        assert {k: seated[k] for k in ("tournament", "table", "seated")} == {
             **at_the_table,
-            "version": 0,
+            "seated": True,
         }
-        [seating] = seen[-1]["records"]
+        [seating] = seated["records"]
         assert seating["events"][0]["type"] == "TableSeated"
         assert [p["id"] for p in seated["players"]] == seating["events"][0]["seats"]
-    assert [r["version"] for r in until(watcher, _type("table_events", 0))[-1]["records"]] == [0]
-    first = cup.to_act()
-    turn = subscriptions[first].next(timeout=WAIT)
-    me = cup.me(first)  # what `GET .../me` answers: no read needed to act
-    assert turn == {
-        "type": "your_turn",
-        "tournament": cup.tournament,
-        "table": "R1-1",
-        "version": 0,
-        "deadline": me["deadline"],  # the same instant, for the phone's countdown
-        "view": me["view"],
-    }
-    assert isinstance(turn["deadline"], int) and turn["deadline"] > time.time()
+        if player != first:
+            assert "your_turn" not in seated
+            continue
+        me = cup.me(first)  # what `GET .../me` answers: no read needed to act
+        assert seated["your_turn"] == {
+            "deadline": me["deadline"],  # the same instant, for the phone's countdown
+            "view": me["view"],
+        }
+        assert isinstance(me["deadline"], int) and me["deadline"] > time.time()
+    [watched] = until(watcher, _type("table_events", 0))
+    assert [r["version"] for r in watched["records"]] == [0]
+    assert "seated" not in watched and "your_turn" not in watched
 
     # a throw: the thrower sees their dice, the others and the spectator do not
     cup.act(first, 0, lambda legal: next(a for a in legal if a["kind"] == "throw"))
@@ -165,15 +164,12 @@ def test_players_and_spectators_hear_the_table_as_it_happens(cup: Served) -> Non
     acted = cup.act(first, 1, lambda legal: next(a for a in legal if a["kind"] == "announce"))
     following = acted["view"]["to_act"]
     assert following != first
-    turn = until(subscriptions[following], _type("your_turn"))[-1]
+    turn = until(subscriptions[following], _type("table_events", 2))[-1]
     me = cup.me(following)
-    assert turn == {
-        "type": "your_turn",
-        "tournament": cup.tournament,
-        "table": "R1-1",
+    assert {k: turn[k] for k in ("tournament", "table", "version", "your_turn")} == {
+        **at_the_table,
         "version": 2,
-        "deadline": me["deadline"],
-        "view": me["view"],
+        "your_turn": {"deadline": me["deadline"], "view": me["view"]},
     }
     announced = until(watcher, _type("table_events", 2))[-1]
     assert announced["over"] is False

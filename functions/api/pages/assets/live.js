@@ -72,15 +72,26 @@
     return base.toString();
   }
 
+  // Seconds a socket is kept before the page connects anew: API Gateway closes every
+  // WebSocket at 2 hours, so at 1 h 45–50 min (jittered: the pages of one pub opened
+  // together must not renew together); `?socket_renew=<seconds>` shortens it, for tests.
+  function renewSeconds() {
+    const asked = Number(new URLSearchParams(location.search).get("socket_renew"));
+    return asked > 0 ? asked : 6600 - Math.random() * 300;
+  }
+
   // Follows pushes: onMessage(message) for each; while the socket is lost, onPoll()
   // every pollSeconds and a reconnect with growing pauses; onOpen() after each connect
-  // (to catch up on what a gap may have missed). Returns {close, connected}.
+  // (to catch up on what a gap may have missed). Before the 2-hour cut it opens a new
+  // socket, closes the old one once the new is open, and calls onOpen() again: a
+  // message the old one carried last is read by that catch-up. Returns {close, connected}.
   function follow({ query, onMessage, onPoll, onOpen, pollSeconds = 2 }) {
     let socket = null;
     let closed = false;
     let pause = 1000;
     let polling = null;
     let pinging = null;
+    let renewing = null;
 
     function startPolling() {
       if (polling || !onPoll) return;
@@ -95,25 +106,41 @@
 
     // `query` is the connect's query, or a function that makes a fresh one for each
     // connect (a promise of it: the play page's one-use ticket); null: not now.
-    async function connect() {
+    // `old`: the open socket this one replaces (closed once this one is open).
+    async function connect(old) {
       if (closed) return;
+      let opened;
       try {
         const asked = typeof query === "function" ? await query() : query;
         if (!asked) throw new Error("no query to connect with");
         if (closed) return;
-        socket = new WebSocket(socketUrl(asked));
+        opened = new WebSocket(socketUrl(asked));
       } catch (error) {
+        if (old) {
+          renewing = setTimeout(() => connect(socket), 30000); // keep the old one meanwhile
+          return;
+        }
         startPolling();
         setTimeout(connect, (pause = Math.min(pause * 2, 30000)));
         return;
       }
-      socket.onopen = () => {
+      if (!old) socket = opened;
+      opened.onopen = () => {
+        if (old) {
+          if (old !== socket) { opened.close(); return; } // the old one was lost meanwhile
+          socket = opened;
+          old.onclose = null;
+          old.close();
+        }
         pause = 1000;
         stopPolling();
+        clearInterval(pinging);
         pinging = setInterval(() => socket && socket.send('{"action":"ping"}'), 240000);
+        clearTimeout(renewing);
+        renewing = setTimeout(() => connect(socket), renewSeconds() * 1000);
         if (onOpen) onOpen();
       };
-      socket.onmessage = (frame) => {
+      opened.onmessage = (frame) => {
         let message;
         try {
           message = JSON.parse(frame.data);
@@ -122,8 +149,10 @@
         }
         if (message && message.type !== "pong") onMessage(message);
       };
-      socket.onclose = () => {
+      opened.onclose = () => {
+        if (opened !== socket) return; // a renewal that did not take over
         clearInterval(pinging);
+        clearTimeout(renewing);
         socket = null;
         if (closed) return;
         startPolling();
@@ -137,6 +166,7 @@
       close() {
         closed = true;
         stopPolling();
+        clearTimeout(renewing);
         if (socket) socket.close();
       },
       connected: () => socket !== null && socket.readyState === WebSocket.OPEN,

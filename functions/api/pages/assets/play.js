@@ -448,8 +448,10 @@
     for (const button of $("actions").querySelectorAll("button")) button.disabled = !enabled;
   }
 
+  // One message a change of a table you sit at: `table_events`, marked `seated` at a new
+  // table and carrying `your_turn` (the deadline and your view) when you are to act.
   function onMessage(message) {
-    if (message.type === "seated" && message.table !== table) {
+    if (message.type === "table_events" && message.seated && message.table !== table) {
       learnNames(message.players);
       openTable(message.table).then(refreshHeader);
     } else if (message.type === "table_events" && message.table === table) {
@@ -457,12 +459,11 @@
       const first = message.records.length ? message.records[0].version : message.version;
       if (first > story.version + 1) catchUp();
       else story.add(message.records);
-      if (!view || message.version > view.version) readView();
-    } else if (message.type === "your_turn" && message.table === table) {
-      if (message.view && view && message.view.version >= view.version) {
-        show(message.view, false);
-        learnDeadline(message.deadline);
-      } else readView();
+      const turn = message.your_turn;
+      if (turn && turn.view && (!view || turn.view.version >= view.version)) {
+        show(turn.view, false);
+        learnDeadline(turn.deadline);
+      } else if (!view || message.version > view.version) readView();
     } else if (message.type === "eliminated" || message.type === "tournament_finished") {
       whereabouts();
     }

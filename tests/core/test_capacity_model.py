@@ -8,10 +8,18 @@ from pathlib import Path
 import pytest
 
 from core.capacity.calibration import Calibration
-from core.capacity.model import Shape, build_plan, warm_throughput, with_increases
+from core.capacity.model import (
+    Shape,
+    build_plan,
+    table_seconds,
+    tables_in_play,
+    warm_throughput,
+    with_increases,
+)
 from core.capacity.prices import cost
 from core.capacity.quotas import UnknownQuota, load_quotas
 from core.capacity.report import largest_at, raised, render
+from infra.settings import Settings
 
 CAL = Calibration.load()
 PEOPLE = Shape(pace="people")
@@ -80,3 +88,16 @@ def test_the_report_names_every_quota_the_binding_one_and_the_cost() -> None:
     assert "hottest partition keys" in text
     assert "TableWarmWriteUnits=" in text
     assert sum(cost(plan, CAL).values()) > 0
+
+
+def test_the_pacing_budget_is_70_percent_of_what_the_binding_quota_carries() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    budget = tables_in_play(CAL, quotas, PEOPLE)
+    largest = largest_at(CAL, quotas, PEOPLE)  # every first-round table at once
+    assert budget == pytest.approx(0.7 * largest / 6, rel=0.01)
+    template = (Path(__file__).parents[2] / "template.yaml").read_text(encoding="utf-8")
+    assert f"TablesInPlayBudget:\n    Type: Number\n    Default: {budget}\n" in template
+    # the settings' typical table (a queued table's expected start) is the counted one
+    assert table_seconds(CAL, 6, 4.0) == pytest.approx(Settings("t", "b").table_seconds, rel=0.02)
+    # the capacity item's writes at that budget stay far below a key's 1,000 WCU/s
+    assert 2 * 2 * budget / table_seconds(CAL, 6, 4.0) < 100

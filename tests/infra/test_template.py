@@ -578,6 +578,7 @@ def test_the_settings_reach_the_functions(template: dict[str, Any]) -> None:
     shared = template["Globals"]["Function"]["Environment"]["Variables"]
     assert shared["KNOBELCUP_RETENTION_DAYS"] == {"Ref": "RetentionDays"}
     assert template["Parameters"]["RetentionDays"]["Default"] == 180
+    assert shared["KNOBELCUP_TABLES_IN_PLAY"] == {"Ref": "TablesInPlayBudget"}
 
     timer = _properties(template, "TimerFunction")["Environment"]["Variables"]
     assert timer == {

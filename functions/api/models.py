@@ -422,8 +422,7 @@ class TableView(Lazy):
     status: Literal["playing", "over", "cancelled", "queued"] | None = Field(
         default=None,
         description="`queued`: waiting for one of the deployment's slots, no one acts"
-        " there yet (an action is refused with 409 `table_queued`); null in the answer"
-        " to an action",
+        " there yet (an action is refused with 409 `table_queued`)",
     )
     deadline: int | None = DEADLINE_FIELD
     queue: QueuePlace | None = QUEUE_FIELD

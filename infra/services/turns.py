@@ -480,6 +480,8 @@ def _answer(
     return {
         **_envelope(table),
         "over": over,
+        "status": "over" if over else "playing",  # only a table in play takes actions
+        "queue": None,
         "view": game.view(state, player),
         "events": [event_record(e, player, over) for e in events],
     }

@@ -51,12 +51,12 @@ class SweepReport:
     moved_on: int = 0  # due_at moved to a later deadline
     left_index: int = 0  # finished tables taken out of the index
     unchanged: int = 0  # gone, or changed between the read and the write
-    activated: int = 0  # queued tables put in play (paced deployments only)
+    activated: int | None = None  # queued tables put in play (None: unpaced)
     complete: bool = True  # False: stopped at the budget, the rest waits for the next run
 
     def as_dict(self) -> dict[str, Any]:
         """For logs and the handler's answer."""
-        return asdict(self)
+        return {key: value for key, value in asdict(self).items() if value is not None}
 
 
 class DeadlineSweeper:

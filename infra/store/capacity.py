@@ -118,8 +118,10 @@ class CapacityStore(TableStore):
         table that was already seated or queued (then nothing is written for it)."""
         written: dict[str, str] = {}
         pending = list(tables)
+        behind_free = False  # queued while slots were free: the queue waits for a wake-up
         while pending:
             seen = self.capacity()
+            behind_free = behind_free or seen.in_play < self.limit
             free = self.limit - seen.in_play if seen.queued == 0 else 0
             if free > 0:
                 chunk = pending[: min(free, _CLAIMS_PER_WRITE)]
@@ -134,8 +136,8 @@ class CapacityStore(TableStore):
             for table in chunk:
                 written[table.ref] = status if table.ref not in done else "exists"
             pending = pending[len(chunk) :]
-        if QUEUED in written.values() and self.capacity().in_play < self.limit:
-            self.activate(now)  # slots freed while these were queued
+        if QUEUED in written.values() and behind_free:
+            self.activate(now)
         return written
 
     def _claim(self, chunk: list[TableRecord], seen: Capacity, now: float) -> set[str] | None:
@@ -328,11 +330,15 @@ class CapacityStore(TableStore):
             head = self._head(min(free, _ACTIVATE_PAGE))
             if not head:
                 return activated
+            page = 0
             for entry in head:
                 outcome = self._activate_one(entry, now)
                 if outcome == "full":
-                    return activated
-                activated += outcome == "activated"
+                    return activated + page
+                page += outcome == "activated"
+            activated += page
+            if page == free:
+                return activated  # every slot seen free is taken: no read to tell
 
     def _head(self, count: int) -> list[dict[str, Any]]:
         page = self._call(

@@ -178,3 +178,29 @@ def stack_turns(stack: LocalStack) -> Any:
     return build_services(
         stack.settings, client=stack.dynamodb, dice=PlaceSeededDice("x"), clock=lambda: NOW
     ).turns
+
+
+def test_a_cancelled_tournament_frees_its_slots_and_leaves_the_queue(
+    local_stack: StackFactory,
+) -> None:
+    stack = local_stack("cancel", tables_in_play=BUDGET)
+    run = bot_tournament(stack)
+    run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
+    run.register([f"bot {n}" for n in range(PLAYERS)])
+    run.start(in_registration_order=True)
+    stack.delivery.settle()
+    capacity = capacity_of(stack)
+    assert (capacity.capacity().in_play, capacity.capacity().queued) == (BUDGET, 3)
+
+    cancel = run.call("POST", f"/tournaments/{run.tournament}/cancel", token=run.organizer)
+    assert cancel.status == 202
+    stack.delivery.settle()
+
+    assert (capacity.capacity().in_play, capacity.capacity().queued) == (0, 0)
+    assert not [i for i in items(stack) if i["pk"]["S"] == QUEUE_PK]
+    status = run.call("GET", f"/tournaments/{run.tournament}").body
+    assert status["status"] == "cancelled"
+    waiting = run.call("GET", f"/tournaments/{run.tournament}/tables/R1-5").body
+    assert waiting["status"] == "cancelled" and waiting["queue"] is None
+    stopped = run.call("GET", f"/tournaments/{run.tournament}/tables/R1-1").body
+    assert stopped["status"] == "cancelled"

@@ -8,7 +8,9 @@ Items, all over the one table:
 - a queue entry per queued table (`CAPACITY#QUEUE`, its sequence zero-padded): the whole
   table item, so an activation reads nothing but the queue's head;
 - the queued table itself (the table's `pk`, sort key `QUEUED`), the same item, where
-  the views find it by ref. The table item proper (`TABLE`) is written only when the
+  the views find it by ref; `started` once the table plays (kept until its TTL, so a
+  repeated seating finds it, and no function may delete an item of a table's key:
+  only queue entries are deleted). The table item proper (`TABLE`) is written only when the
   table is activated: to the stream, the timers, the sweeper and the turn path it is a
   table seated then, its deadline running from then, and nothing can act before.
 
@@ -40,6 +42,7 @@ CAPACITY_KEY = {"pk": {"S": "CAPACITY"}, "sk": {"S": "CAPACITY"}}
 QUEUE_PK = "CAPACITY#QUEUE"
 QUEUED_SORT_KEY = "QUEUED"
 QUEUED = "queued"  # a queued table's status in its views
+STARTED = "started"  # a queued table's item once the table plays: kept, never deleted
 HELD, RELEASED = "held", "released"  # a table item's `slot`
 # a transaction holds 100 actions: one for the capacity item, the rest tables (a claim)
 # or three items per table (an enqueue: no table item yet, the queued table, its entry)
@@ -275,7 +278,7 @@ class CapacityStore(TableStore):
         return reasons is None
 
     def queued_refs(self, tournament: str, refs: Sequence[str]) -> dict[str, int]:
-        """Which of `refs` wait in the queue, with their sequence (one batch read)."""
+        """Which of `refs` wait in the queue, with their sequence (one batch read a 100)."""
         extra = {
             "ProjectionExpression": "#ref, #status, queue_seq",
             "ExpressionAttributeNames": {"#ref": "ref", "#status": "status"},
@@ -377,7 +380,15 @@ class CapacityStore(TableStore):
                     "ConditionExpression": "attribute_exists(pk)",
                 }
             },
-            {"Delete": {"TableName": self._table, "Key": queued_key(table.tournament, table.ref)}},
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": queued_key(table.tournament, table.ref),
+                    "UpdateExpression": "SET #status = :started",
+                    "ExpressionAttributeNames": {"#status": "status"},
+                    "ExpressionAttributeValues": {":started": {"S": STARTED}},
+                }
+            },
             self._put_in_play(table, now),
         ]
         reasons = self._transact_if(actions)
@@ -400,7 +411,7 @@ class CapacityStore(TableStore):
     def queued_table(self, tournament: str, ref: str) -> QueuedTable | None:
         """The table waiting under `ref`, if it is queued (or was, and got cancelled)."""
         item = self._get(queued_key(tournament, ref))
-        if item is None:
+        if item is None or item["status"]["S"] == STARTED:
             return None
         record = replace(from_item(item), cancelled=False)
         return QueuedTable(record, item_seq(item), item["status"]["S"])

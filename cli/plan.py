@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 
 from core.capacity.calibration import CALIBRATION_FILE, Calibration
-from core.capacity.model import SECONDS_PER_ACTION, Shape, build_plan, with_increases
+from core.capacity.model import (
+    SECONDS_PER_ACTION,
+    Shape,
+    build_plan,
+    tables_in_play,
+    with_increases,
+)
 from core.capacity.quotas import UnknownQuota, load_quotas
 from core.capacity.report import largest_at, raised, render
 
@@ -72,5 +78,7 @@ def run(args: argparse.Namespace) -> int:
         plan = build_plan(cal, quotas, args.players, shape)
     largest = largest_at(cal, quotas, shape) if args.largest else None
     where = {"game": args.game, "table_size": args.table_size, "advance": args.advance}
-    print(render(plan, cal, **where, region=args.region, read=read, largest=largest), end="")
+    budget = tables_in_play(cal, quotas, shape)
+    text = render(plan, cal, **where, region=args.region, read=read, largest=largest, budget=budget)
+    print(text, end="")
     return 0

@@ -95,7 +95,7 @@ def build_services(
     """The services over `client` (a fresh DynamoDB client when None); `tournament_ids`
     makes the ids of new tournaments (random ones when None)."""
     dynamodb = client if client is not None else aws_client("dynamodb")
-    stores = Stores.over(dynamodb, settings.table_name)
+    stores = _stores(settings, dynamodb)
     ids = {} if tournament_ids is None else {"tournament_ids": tournament_ids}
     limiter = RateLimiter(dynamodb, settings.table_name, clock)
     tournaments = TournamentService(
@@ -106,6 +106,7 @@ def build_services(
         jobs=stores.jobs,
         clock=clock,
         retention_seconds=settings.retention_seconds,
+        capacity=stores.capacity,
         **ids,
     )
     turns = _turns(stores, dice, clock)
@@ -132,7 +133,10 @@ def build_services(
 def _stores(settings: Settings, client: Any) -> Stores:
     """The stores over `client` (DynamoDB; a fresh client when None)."""
     return Stores.over(
-        client if client is not None else aws_client("dynamodb"), settings.table_name
+        client if client is not None else aws_client("dynamodb"),
+        settings.table_name,
+        settings.tables_in_play,
+        settings.table_seconds,
     )
 
 
@@ -142,7 +146,11 @@ def _socket_tickets(stores: Stores, clock: Clock) -> SocketTicketService:
 
 def _turns(stores: Stores, dice: DiceSource | None, clock: Clock) -> TurnService:
     return TurnService(
-        stores.tables, stores.players, dice if dice is not None else SecretDice(), clock
+        stores.tables,
+        stores.players,
+        dice if dice is not None else SecretDice(),
+        clock,
+        capacity=stores.capacity,
     )
 
 
@@ -157,6 +165,7 @@ def _progression(stores: Stores, clock: Clock, dice: DiceSource | None) -> Progr
         jobs=stores.jobs,
         clock=clock,
         dice=dice,
+        capacity=stores.capacity,
     )
 
 
@@ -194,11 +203,12 @@ def build_jobs(
         jobs=stores.jobs,
         clock=clock,
         dice=dice,
+        capacity=stores.capacity,
     )
     jobs: dict[str, Job] = {
         "start": start,
         "finish": FinishJob(players=stores.players, progress=stores.progress, jobs=stores.jobs),
-        "cancel": CancelJob(tables=stores.tables, jobs=stores.jobs),
+        "cancel": CancelJob(tables=stores.tables, jobs=stores.jobs, capacity=stores.capacity),
     }
     return JobRunner(stores.tournaments, stores.jobs, jobs)
 
@@ -268,7 +278,13 @@ def build_sweeper(
     from infra.services.sweeper import DeadlineSweeper  # noqa: PLC0415
 
     stores = _stores(settings, client)
-    return DeadlineSweeper(stores.deadlines, stores.tables, _turns(stores, dice, clock), clock)
+    return DeadlineSweeper(
+        stores.deadlines,
+        stores.tables,
+        _turns(stores, dice, clock),
+        clock,
+        capacity=stores.capacity,
+    )
 
 
 def build_reconciler(

@@ -112,3 +112,10 @@ class TurnConflict(KnobelcupError):
         self.code = cause.code
         self.rule = cause.rule
         self.current_version = current_version
+
+
+class TableQueued(WrongStatus):
+    """The table waits for one of the deployment's slots (docs/capacity.md#pacing): no one
+    acts there before it starts."""
+
+    code = "table_queued"

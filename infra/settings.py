@@ -36,6 +36,12 @@ class Settings:
     registrations_per_tournament: str = ""
     registrations_per_address: str = ""
     creations_per_address: str = ""
+    # pacing (docs/capacity.md#pacing): the most tables in play at once across every
+    # tournament of the deployment, the rest queued (0: unpaced, every table at once);
+    # and a table's typical seconds, from which a queued table's expected start is told
+    # (62 actions of people 4 s apart: core/capacity/calibration.json)
+    tables_in_play: int = 0
+    table_seconds: int = 240
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -57,6 +63,8 @@ class Settings:
             registrations_per_tournament=env.get("KNOBELCUP_REGISTRATIONS_PER_TOURNAMENT", ""),
             registrations_per_address=env.get("KNOBELCUP_REGISTRATIONS_PER_ADDRESS", ""),
             creations_per_address=env.get("KNOBELCUP_CREATIONS_PER_ADDRESS", ""),
+            tables_in_play=int(env.get("KNOBELCUP_TABLES_IN_PLAY", "") or 0),
+            table_seconds=int(env.get("KNOBELCUP_TABLE_SECONDS", "") or 240),
         )
 
     @property

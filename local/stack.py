@@ -106,6 +106,7 @@ def start_local_stack(
     stream_at: int | None = None,
     tournament_ids: Callable[[str], str] | None = None,
     throttle: ThrottlePlan | None = None,
+    tables_in_play: int = 0,
 ) -> LocalStack:
     """Provision the template's resources under `prefix` (keeping those a restored state
     has) and wire every handler to them; `writes` counts every function's DynamoDB
@@ -113,7 +114,8 @@ def start_local_stack(
     subscriber would. The stream is read from its start, or from the record numbered
     `stream_at` (where a previous run stopped). `tournament_ids` makes the ids of new
     tournaments: two runs that must roll the same dice need the same ids, as a table's
-    dice depend on its tournament's id (docs/dice.md)."""
+    dice depend on its tournament's id (docs/dice.md). `tables_in_play` is the
+    deployment's budget of tables in play (0: unpaced; docs/capacity.md#pacing)."""
     dynamodb = boto3.client("dynamodb")
     sqs = boto3.client("sqs")
     events = boto3.client("events")
@@ -126,6 +128,7 @@ def start_local_stack(
         schedule_group=messaging.schedule_group,
         timeout_function_arn=f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{prefix}-timeout",
         scheduler_role_arn=f"arn:aws:iam::{ACCOUNT}:role/{prefix}-scheduler",
+        tables_in_play=tables_in_play,
     )
 
     counted = dynamodb if writes is None else writes.wrap(dynamodb)

@@ -23,6 +23,9 @@ SECONDS_PER_ACTION = {"people": 4.0, "bots": 0.5}
 # a turn that runs out (its deadline fires: a Scheduler invocation and a timeout)
 TIMED_OUT_TURNS = {"people": 0.05, "bots": 0.0}
 HEADROOM = 1.25  # a recommended quota or warm throughput: the peak and a quarter more
+# the budget of tables in play (KNOBELCUP_TABLES_IN_PLAY) recommended: 70% of what the
+# binding quota carries, the rest for registrations, page views, retries and other use
+PACING_SHARE = 0.7
 # how long an invocation runs on Lambda (ms) and its memory (MB): assumptions, not counted
 # (template.yaml's MemorySize; durations from docs/performance.md's budgets, rounded up).
 # The stream's readers are calibrated one record a batch (cli/calibrate.py), so theirs is
@@ -226,6 +229,21 @@ def build_plan(cal: Calibration, quotas: dict[str, Quota], players: int, shape: 
         counts,
     )
     return plan
+
+
+def table_seconds(cal: Calibration, table_size: int, seconds_per_action: float) -> float:
+    """A full table's typical duration: its counted actions at the pace."""
+    return float(cal.data["actions_per_seat"]) * table_size * seconds_per_action
+
+
+def tables_in_play(cal: Calibration, quotas: dict[str, Quota], shape: Shape) -> int:
+    """The budget of tables in play to deploy with (template parameter
+    `TablesInPlayBudget`): `PACING_SHARE` of the tables the binding quota carries, each
+    taking an action every `seconds_per_action`."""
+    spa = shape.seconds_per_action or SECONDS_PER_ACTION[shape.pace]
+    per_action = demands(cal, quotas, 1.0, shape.pace)  # each demand at one action a second
+    carried = min(d.quota.value / d.peak for d in per_action if d.paces and d.peak > 0)
+    return max(1, math.floor(PACING_SHARE * carried * spa))
 
 
 def with_increases(plan: Plan) -> dict[str, float]:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.capacity.calibration import Calibration
-from core.capacity.model import Plan, Shape, build_plan, warm_throughput, with_increases
+from core.capacity.model import (
+    PACING_SHARE,
+    Plan,
+    Shape,
+    build_plan,
+    table_seconds,
+    warm_throughput,
+    with_increases,
+)
 from core.capacity.prices import cost, load_prices
 from core.capacity.quotas import Quota
 
@@ -44,7 +52,7 @@ def raised(quotas: dict[str, Quota], increases: dict[str, float]) -> dict[str, Q
 
 def render(
     plan: Plan, cal: Calibration, *, game: str, table_size: int, advance: int, region: str,
-    read: str, largest: int | None = None,
+    read: str, largest: int | None = None, budget: int | None = None,
 ) -> str:  # fmt: skip
     """The whole report."""
     source = cal.data["source"]
@@ -75,6 +83,16 @@ def render(
     lines += [
         f"recommended table warm throughput at the pace these quotas allow:"
         f" TableWarmWriteUnits={writes} TableWarmReadUnits={reads} (template.yaml parameters)",
+    ]
+    if budget is not None:
+        seconds = table_seconds(cal, table_size, plan.seconds_per_action)
+        lines += [
+            f"recommended pacing budget: TablesInPlayBudget={budget} (template.yaml parameter,"
+            f" KNOBELCUP_TABLES_IN_PLAY): {PACING_SHARE:.0%} of the tables in play"
+            f" {binding.quota.name} carries; the capacity item then takes"
+            f" {2 * budget / seconds:,.0f} transactions/s (a key takes 1,000 WCU/s)",
+        ]
+    lines += [
         "",
         f"{'round':>5} {'tables':>10} {'longest table':>14} {'at these quotas':>16}",
     ]

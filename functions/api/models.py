@@ -319,6 +319,24 @@ class RoundTables(Lazy):
     next_offset: int | None
 
 
+class QueuePlace(Lazy):
+    """Where a table waiting for a slot stands (docs/capacity.md#pacing): the deployment
+    keeps at most a budget of tables in play, the others start first come, first served."""
+
+    place: int = Field(description="1: the next table to start; an estimate under load")
+    expected_start: int = Field(
+        description="when it should start, in epoch seconds: its place ÷ the budget of"
+        " tables in play × a table's typical duration"
+    )
+
+
+QUEUE_FIELD = Field(
+    default=None,
+    description="while the table waits for a slot: its place in the queue and expected"
+    " start; null once it plays (and on a deployment without a budget)",
+)
+
+
 class Whereabouts(Lazy):
     """Where a player plays now."""
 
@@ -329,6 +347,7 @@ class Whereabouts(Lazy):
     table: str | None = Field(description="the table they play at, or last played at")
     eliminated: bool = Field(description="whether their tournament is over and not won")
     place: int | None = Field(description="their final place, once the tournament finished")
+    queue: QueuePlace | None = QUEUE_FIELD
 
 
 class SocketTicketIssued(Lazy):
@@ -400,7 +419,13 @@ class TableView(Lazy):
     over: bool
     players: list[SeatedPlayer] = Field(description="who sits at the table, in seat order")
     dice: TableDice | None = DICE_FIELD
+    status: Literal["playing", "over", "cancelled", "queued"] | None = Field(
+        default=None,
+        description="`queued`: waiting for one of the deployment's slots, no one acts"
+        " there yet (an action is refused with 409 `table_queued`)",
+    )
     deadline: int | None = DEADLINE_FIELD
+    queue: QueuePlace | None = QUEUE_FIELD
     view: GameView
     events: list[dict[str, Any]] | None = None
 

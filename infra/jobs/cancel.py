@@ -10,13 +10,16 @@ crash stops nothing twice); the cursor is the number of tables looked at, `done`
 number of them found stopped. The completion removes the job and keeps that number on
 the tournament (`tables_stopped`). A table seated after a step went past its place is
 stopped by the progression itself, which reads the status after it seats
-(`ProgressionService`).
+(`ProgressionService`). On a paced deployment a stopped table's slot is freed in the
+same transaction, and a queued table leaves the queue (the page's tables not seated
+are looked for among the queued ones: one more BatchGetItem per 100 of them).
 """
 
 from __future__ import annotations
 
 from core.bracket import BracketPlan, TableRef
 from infra.jobs.runner import NextStep
+from infra.store.capacity import CapacityStore
 from infra.store.game_tables import GameTableStore
 from infra.store.job_store import JobStore
 from infra.store.plans import plan_of
@@ -37,9 +40,15 @@ class CancelJob:
     name = "cancel"
 
     def __init__(
-        self, *, tables: GameTableStore, jobs: JobStore, stop_tables: int = STOP_TABLES
+        self,
+        *,
+        tables: GameTableStore,
+        jobs: JobStore,
+        stop_tables: int = STOP_TABLES,
+        capacity: CapacityStore | None = None,
     ) -> None:
         self._tables = tables
+        self._capacity = capacity if capacity is not None and capacity.paced else None
         self._jobs = jobs
         self._stop_tables = stop_tables
 
@@ -53,8 +62,13 @@ class CancelJob:
             return None
         statuses = self._tables.table_statuses(tournament.id, refs)
         for ref, status in statuses.items():
-            if status == "playing" and self._tables.cancel_table(tournament.id, ref):
+            if status == "playing" and self._stop(tournament.id, ref):
                 statuses[ref] = CANCELLED
+        if self._capacity is not None:  # a queued table has no table item yet
+            unseated = [ref for ref in refs if ref not in statuses]
+            for ref, seq in self._capacity.queued_refs(tournament.id, unseated).items():
+                if self._capacity.cancel_queued(tournament.id, ref, seq):
+                    statuses[ref] = CANCELLED
         # counted as found, not as stopped now: a step run again after a crash counts
         # the tables its first run stopped
         stopped = sum(status == CANCELLED for status in statuses.values())
@@ -62,6 +76,14 @@ class CancelJob:
             "cancel", state.step + 1, "stop", str(first + len(refs)), state.done + stopped
         )
         return NextStep(following)
+
+    def _stop(self, tournament: str, ref: str) -> bool:
+        """Stop a table in play; on a paced deployment its slot is freed with it."""
+        if self._capacity is None:
+            return self._tables.cancel_table(tournament, ref)
+        return self._capacity.cancel_in_play(tournament, ref) or self._tables.cancel_table(
+            tournament, ref
+        )
 
     def complete(self, tournament: TournamentRecord, state: JobState) -> bool:
         return self._jobs.end_job(

@@ -9,7 +9,8 @@ The API closes registration and records the seeding in one transaction, then ans
    of the order (an organizer's order was stored by the API and skips 1 and 2);
 3. `seat`: `SEAT_TABLES` round-1 tables a step: their players pointed at their table,
    then the tables written (players first: no one can act, and so be moved on by the
-   progression, before their table exists);
+   progression, before their table exists); on a paced deployment those beyond the
+   free slots are queued (`infra.store.capacity`);
 then the tournament becomes `running`. A step repeated after a crash writes the same
 items again, except that players and tables already written are left as they are, so a
 turn played on an early table is never lost to a fresh seating.
@@ -26,6 +27,7 @@ from core.bracket import ByeGiven, InvalidBracket, SeatTable, first_round_tables
 from core.match import Seating
 from infra.dice import DiceSource, SecretDice, seat_seeds
 from infra.jobs.runner import NextStep
+from infra.store.capacity import CapacityStore, in_play_or_over
 from infra.store.deadlines import seated_at
 from infra.store.game_tables import GameTableStore
 from infra.store.job_store import ORDER_CHUNK, JobStore, chunked
@@ -64,8 +66,10 @@ class StartJob:
         seat_tables: int = SEAT_TABLES,
         roster_page: int = ROSTER_PAGE,
         dice: DiceSource | None = None,
+        capacity: CapacityStore | None = None,
     ) -> None:
         self._tournaments = tournaments
+        self._capacity = capacity  # None or unpaced: every table in play at once
         self._players = players
         self._tables = tables
         self._jobs = jobs
@@ -178,11 +182,17 @@ class StartJob:
         refs = [str(d.table) for d in decisions]
         stored = self._tables.existing_tables(tournament.id, refs)
         now = self._clock()  # the first deadlines run from the seating
-        self._tables.put_new_tables(
-            seated_at(_round_one_table(tournament, players, decision, self._dice), now)
+        new = [
+            _round_one_table(tournament, players, decision, self._dice)
             for decision in decisions
             if str(decision.table) not in stored
-        )
+        ]
+        if self._capacity is None or not self._capacity.paced:
+            self._tables.put_new_tables(seated_at(table, now) for table in new)
+            return
+        paced, free = in_play_or_over(new)
+        self._tables.put_new_tables(free)
+        self._capacity.seat(paced, now)
 
 
 def _round_one_table(

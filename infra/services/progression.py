@@ -5,7 +5,10 @@ For each `TableFinished` (docs/rules.md §5, through the pure `core.bracket` fun
 2. report the table to its round's counting tree (`core.bracket.completion`);
 3. put its advancers in their slot at the next table; once every feeder has sent its
    players, seat that table (or give a bye, stored as a table that is over at once);
-4. after the final, begin the finish job (`infra.jobs.finish`), which stores the standings
+4. on a paced deployment (`infra.store.capacity`), free the table's slot first and put
+   queued tables in play while slots are free; a table seated in step 3 waits in the
+   queue if none is free;
+5. after the final, begin the finish job (`infra.jobs.finish`), which stores the standings
    a bounded step at a time and then marks the tournament finished.
 
 Each step is idempotent and comes before the steps that depend on it, so a consumer
@@ -39,6 +42,7 @@ from infra.dice import DiceSource, SecretDice, seat_seeds
 from infra.errors import NotFound, WrongStatus
 from infra.jobs import finish as finish_job
 from infra.outbox.events import TableFinished
+from infra.store.capacity import CapacityStore
 from infra.store.deadlines import seated_at
 from infra.store.game_tables import GameTableStore
 from infra.store.job_store import JobStore
@@ -67,8 +71,11 @@ class ProgressionService:
         jobs: JobStore,
         clock: Callable[[], float] = time.time,
         dice: DiceSource | None = None,
+        capacity: CapacityStore | None = None,
     ) -> None:
         self._tournaments = tournaments
+        # the deployment's table slots (None or unpaced: every table in play at once)
+        self._capacity = capacity if capacity is not None and capacity.paced else None
         self._players = players
         self._tables = tables
         self._progress = progress
@@ -80,6 +87,10 @@ class ProgressionService:
 
     def table_finished(self, finished: TableFinished) -> None:
         """Everything that follows from one finished table; safe to repeat."""
+        if self._capacity is not None and not finished.bye:
+            # first, whatever the tournament's state: a slot is never kept by a table over
+            self._capacity.release(finished.tournament, finished.table)
+            self._capacity.activate(self._clock())
         tournament = self._tournament(finished.tournament)
         if tournament is None:
             return  # finished already: nothing is left to move
@@ -184,10 +195,18 @@ class ProgressionService:
             # disqualified while waiting for this table: they forfeit at their first turn
             disqualified=tuple(p for p in decision.players if players[p].disqualified),
         )
-        if self._tables.seat_table(seated_at(_forfeits_owed(table), self._clock())):
+        if self._seat_table(_forfeits_owed(table)):
             self._stop_if_cancelled(tournament.id, ref)
         for player in decision.players:
             self._players.move_player(tournament.id, player, ref, decision.table.round)
+
+    def _seat_table(self, table: TableRecord) -> bool:
+        """Seat `table` unless it exists; paced, in play if a slot is free and none is
+        queued, else queued. False if it was seated (or queued) already."""
+        now = self._clock()
+        if self._capacity is None or table.over:
+            return self._tables.seat_table(seated_at(table, now))
+        return self._capacity.seat([table], now)[table.ref] != "exists"
 
     def _stop_if_cancelled(self, tournament: str, ref: str) -> None:
         """A table seated while its tournament was being cancelled is stopped here: the
@@ -196,7 +215,13 @@ class ProgressionService:
         found = self._tournaments.get_tournament(tournament)
         if found is not None and found.status == Status.CANCELLED:
             self._running.pop(tournament, None)
-            self._tables.cancel_table(tournament, ref)
+            if self._capacity is None:
+                self._tables.cancel_table(tournament, ref)
+                return
+            stopped = self._capacity.cancel_in_play(tournament, ref)
+            if not stopped and not self._tables.cancel_table(tournament, ref):
+                for queued, seq in self._capacity.queued_refs(tournament, [ref]).items():
+                    self._capacity.cancel_queued(tournament, queued, seq)
 
     def _finish(self, tournament: TournamentRecord) -> None:
         """After the final: begin the finish job, which writes the standings a page at a

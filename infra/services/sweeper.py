@@ -14,6 +14,9 @@ for each table found, after one consistent read:
 - in play and not yet past it (a player acted since `due_at` was set): moves `due_at`
   on to the current `deadline`, conditional on the version.
 
+On a paced deployment each run first puts queued tables in play while slots are free
+(`CapacityStore.activate`): a lost wake-up after a release costs at most a minute.
+
 Each run is bounded: pages of the shards in turn, until the time or visit budget is
 spent; whatever is left stays overdue in the index for the next run.
 """
@@ -27,6 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from infra.services.turns import TurnService
+from infra.store.capacity import CapacityStore
 from infra.store.deadlines import GRACE_SECONDS, SHARDS, DeadlineStore
 from infra.store.game_tables import GameTableStore
 
@@ -47,11 +51,12 @@ class SweepReport:
     moved_on: int = 0  # due_at moved to a later deadline
     left_index: int = 0  # finished tables taken out of the index
     unchanged: int = 0  # gone, or changed between the read and the write
+    activated: int | None = None  # queued tables put in play (None: unpaced)
     complete: bool = True  # False: stopped at the budget, the rest waits for the next run
 
     def as_dict(self) -> dict[str, Any]:
         """For logs and the handler's answer."""
-        return asdict(self)
+        return {key: value for key, value in asdict(self).items() if value is not None}
 
 
 class DeadlineSweeper:
@@ -66,7 +71,9 @@ class DeadlineSweeper:
         *,
         grace: int = GRACE_SECONDS,
         max_visits: int = MAX_VISITS,
+        capacity: CapacityStore | None = None,
     ) -> None:
+        self._capacity = capacity if capacity is not None and capacity.paced else None
         self._deadlines = deadlines
         self._tables = tables
         self._turns = turns
@@ -82,6 +89,9 @@ class DeadlineSweeper:
         cutoff = math.floor(now) - self._grace
         report = SweepReport()
         budget = _Budget(time_left)
+        if self._capacity is not None:  # a wake-up lost between a release and activation
+            with budget.step():
+                report.activated = self._capacity.activate(now)
         for tournament, ref, due_at in self._overdue(cutoff, budget, report):
             if report.visited >= self._max_visits or not budget.allows():
                 report.complete = False

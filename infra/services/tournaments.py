@@ -30,6 +30,7 @@ from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized,
 from infra.jobs import start as start_job
 from infra.services.join_codes import check_join_code, join_code_hash
 from infra.store.audit import Audited
+from infra.store.capacity import CapacityStore
 from infra.store.game_tables import GameTableStore
 from infra.store.job_store import JobStore, chunked
 from infra.store.plans import plan_of
@@ -71,7 +72,10 @@ class TournamentService:
         clock: Clock,
         retention_seconds: int,
         tournament_ids: Callable[[str], str] = new_id,
+        capacity: CapacityStore | None = None,
     ) -> None:
+        # paced: a player's table may wait for a slot (infra.store.capacity)
+        self._capacity = capacity if capacity is not None and capacity.paced else None
         self._tournaments = tournaments
         self._players = players
         self._tables = tables
@@ -314,7 +318,21 @@ class TournamentService:
             "place": (
                 self._progress.place_of(tournament, player.seed_position) if finished else None
             ),
+            "queue": self._queue_place(tournament, table) if table and not finished else None,
         }
+
+    def _queue_place(self, tournament: str, ref: str) -> dict[str, int] | None:
+        """Where the player's table stands in the queue, if it waits for a slot: one read
+        (two while it waits), only on a paced deployment."""
+        if self._capacity is None:
+            return None
+        waiting = self._capacity.queued_table(tournament, ref)
+        if waiting is None:
+            return None
+        placed = self._capacity.placed(waiting, self._clock())
+        if not placed.place:
+            return None
+        return {"place": placed.place, "expected_start": placed.expected_start}
 
     def standings(
         self, tournament: str, offset: int, limit: int

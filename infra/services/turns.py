@@ -40,10 +40,12 @@ from infra.errors import (
     IdempotencyKeyReused,
     NotFound,
     StaleVersion,
+    TableQueued,
     TurnConflict,
     Unauthorized,
     WrongStatus,
 )
+from infra.store.capacity import CapacityStore, QueuedTable
 from infra.store.deadlines import deadline_after
 from infra.store.game_tables import GameTableStore
 from infra.store.players import PlayerStore
@@ -67,8 +69,12 @@ class TurnService:
         players: PlayerStore,
         dice: DiceSource,
         clock: Callable[[], float] = time.time,
+        *,
+        capacity: CapacityStore | None = None,
     ) -> None:
         self._tables = tables
+        # paced: a table not yet in play may wait in the queue (infra.store.capacity)
+        self._capacity = capacity if capacity is not None and capacity.paced else None
         self._players = players
         self._dice = dice
         self._clock = clock  # each turn's deadline runs from the write that began it
@@ -183,22 +189,22 @@ class TurnService:
 
     def player_view(self, tournament: str, ref: str, token: str) -> dict[str, Any]:
         """The table as the token holder may see it."""
-        table = self._load(tournament, ref)
+        table, queue = self._load_or_queued(tournament, ref)
         seat = self._authenticate(table, token)
         game = get_game(table.seating.game)
         return {
             **_envelope(table),
-            "deadline": turn_deadline(table),
+            **_standing(table, queue),
             "view": game.view(self._state(table), table.seating.seats[seat]),
         }
 
     def spectator_view(self, tournament: str, ref: str) -> dict[str, Any]:
         """The table as anyone may see it: no hidden throw at all."""
-        table = self._load(tournament, ref)
+        table, queue = self._load_or_queued(tournament, ref)
         game = get_game(table.seating.game)
         state = self._state(table)
         view = game.view(state, None)
-        return {**_envelope(table), "deadline": turn_deadline(table), "view": view}
+        return {**_envelope(table), **_standing(table, queue), "view": view}
 
     def public_view(self, table: TableRecord) -> dict[str, Any]:
         """The spectator's view of a table already read (no hidden throw at all)."""
@@ -241,8 +247,24 @@ class TurnService:
     # --- helpers ---------------------------------------------------------------------
 
     def _load(self, tournament: str, ref: str) -> TableRecord:
+        table, queue = self._load_or_queued(tournament, ref)
+        if queue is not None:
+            raise TableQueued(
+                f"table {ref} is {queue.status}: it has not started, no one acts there"
+                + (f" (place {queue.place} in the queue)" if queue.place else ""),
+                rule="pacing",
+            )
+        return table
+
+    def _load_or_queued(self, tournament: str, ref: str) -> tuple[TableRecord, QueuedTable | None]:
+        """The table, or, on a paced deployment, the table waiting for a slot and its
+        place (one read more, only for a table that is not in play)."""
         plausible = plausible_id(tournament) and plausible_id(ref)
         table = self._tables.get_table(tournament, ref) if plausible else None
+        if table is None and plausible and self._capacity is not None:
+            waiting = self._capacity.queued_table(tournament, ref)
+            if waiting is not None:
+                return waiting.record, self._capacity.placed(waiting, self._clock())
         if table is None:
             raise NotFound(
                 f"tournament {shown(tournament)} has no table {shown(ref)}", rule="table"
@@ -252,7 +274,7 @@ class TurnService:
                 f"table {ref} is a bye: {table.ranking[0]} goes on without playing",
                 rule="rules §5.7 bye",
             )
-        return table
+        return table, None
 
     def _authenticate(self, table: TableRecord, token: str) -> int:
         """The seat of the token's holder at `table`; 401 or 403 otherwise."""
@@ -417,6 +439,20 @@ def _envelope(table: TableRecord) -> dict[str, Any]:
     }
 
 
+def _standing(table: TableRecord, queue: QueuedTable | None) -> dict[str, Any]:
+    """The views' `status`, `deadline` and `queue`: a queued table has no deadline,
+    but its place in the queue and when it should start."""
+    if queue is not None:
+        place = {"place": queue.place, "expected_start": queue.expected_start}
+        return {
+            "status": queue.status,
+            "deadline": None,
+            "queue": place if queue.place else None,
+        }
+    status = "cancelled" if table.cancelled else "over" if table.over else "playing"
+    return {"status": status, "deadline": turn_deadline(table), "queue": None}
+
+
 def turn_deadline(table: TableRecord) -> int | None:
     """When the turn in play times out (epoch seconds), for a countdown; None once the
     table is over or for a bye."""
@@ -444,6 +480,8 @@ def _answer(
     return {
         **_envelope(table),
         "over": over,
+        "status": "over" if over else "playing",  # only a table in play takes actions
+        "queue": None,
         "view": game.view(state, player),
         "events": [event_record(e, player, over) for e in events],
     }

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from infra.store.audit import AuditStore
+from infra.store.capacity import CapacityStore
 from infra.store.connections import ConnectionStore
 from infra.store.deadlines import DeadlineStore
 from infra.store.game_tables import GameTableStore
@@ -35,9 +36,13 @@ class Stores:
     connections: ConnectionStore
     deadlines: DeadlineStore
     socket_tickets: SocketTicketStore
+    capacity: CapacityStore
 
     @classmethod
-    def over(cls, client: Any, table_name: str) -> Stores:
+    def over(
+        cls, client: Any, table_name: str, tables_in_play: int = 0, table_seconds: int = 240
+    ) -> Stores:
+        """The stores; `tables_in_play` the deployment's budget (0: unpaced)."""
         return cls(
             tournaments=TournamentStore(client, table_name),
             players=PlayerStore(client, table_name),
@@ -49,4 +54,5 @@ class Stores:
             connections=ConnectionStore(client, table_name),
             deadlines=DeadlineStore(client, table_name),
             socket_tickets=SocketTicketStore(client, table_name),
+            capacity=CapacityStore(client, table_name, tables_in_play, table_seconds),
         )

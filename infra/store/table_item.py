@@ -136,6 +136,9 @@ class TableRecord:
     # forfeit whenever they are to act; and a table stopped with its tournament
     disqualified: tuple[str, ...] = ()
     cancelled: bool = False
+    # pacing (infra.store.capacity): `held` while the table holds one of the deployment's
+    # slots, `released` once freed; empty on an unpaced deployment
+    slot: str = ""
 
     @property
     def version(self) -> int:
@@ -195,6 +198,8 @@ def to_item(record: TableRecord) -> dict[str, Any]:
     if record.due_at:
         item["due_shard"] = {"S": due_shard(record.tournament, record.ref)}
         item["due_at"] = {"N": str(record.due_at)}
+    if record.slot:
+        item["slot"] = {"S": record.slot}
     if record.disqualified:
         item["disqualified"] = {"S": " ".join(record.disqualified)}
     if record.server_seed:
@@ -237,6 +242,7 @@ def from_item(item: dict[str, Any]) -> TableRecord:
         dice_secret="repeatable_dice" not in item,
         disqualified=tuple(item["disqualified"]["S"].split(" ")) if "disqualified" in item else (),
         cancelled=item["status"]["S"] == CANCELLED,
+        slot=item["slot"]["S"] if "slot" in item else "",
     )
 
 

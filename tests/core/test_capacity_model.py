@@ -8,10 +8,19 @@ from pathlib import Path
 import pytest
 
 from core.capacity.calibration import Calibration
-from core.capacity.model import Plan, Shape, build_plan, warm_throughput, with_increases
+from core.capacity.model import (
+    Plan,
+    Shape,
+    build_plan,
+    table_seconds,
+    tables_in_play,
+    warm_throughput,
+    with_increases,
+)
 from core.capacity.prices import cost
 from core.capacity.quotas import UnknownQuota, load_quotas
 from core.capacity.report import largest_at, raised, render
+from infra.settings import Settings
 
 CAL = Calibration.load()
 PEOPLE = Shape(pace="people")
@@ -114,3 +123,16 @@ def test_a_quota_met_twice_is_raised_to_the_larger_of_its_demands() -> None:
     on_api = [d for d in plan.demands if d.quota.name == "apigateway_rps"]
     assert len(on_api) == 2 and all(d.share > 1 for d in on_api)
     assert with_increases(plan)["apigateway_rps"] == max(d.recommended for d in on_api)
+
+
+def test_the_pacing_budget_is_70_percent_of_what_the_binding_quota_carries() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    budget = tables_in_play(CAL, quotas, PEOPLE)
+    largest = largest_at(CAL, quotas, PEOPLE)  # every first-round table at once
+    assert budget == pytest.approx(0.7 * largest / 6, rel=0.01)
+    template = (Path(__file__).parents[2] / "template.yaml").read_text(encoding="utf-8")
+    assert f"TablesInPlayBudget:\n    Type: Number\n    Default: {budget}\n" in template
+    # the settings' typical table (a queued table's expected start) is the counted one
+    assert table_seconds(CAL, 6, 4.0) == pytest.approx(Settings("t", "b").table_seconds, rel=0.02)
+    # the capacity item's writes at that budget stay far below a key's 1,000 WCU/s
+    assert 2 * 2 * budget / table_seconds(CAL, 6, 4.0) < 100

@@ -341,7 +341,8 @@ def test_the_sweeper_may_query_the_index_and_write_table_items_nothing_more(
         for name, statement in _statements(template)
         if name == "SweeperFunction"
     }
-    assert set(by_sid) == {"DeadlineIndex", "KnobelcupTableItems"}
+    assert set(by_sid) == {"DeadlineIndex", "KnobelcupTableItems", "QueueHead", "LeaveTheQueue"}
+    assert by_sid["QueueHead"]["Condition"] == QUEUE_KEYS
     assert _actions(by_sid["DeadlineIndex"]) == ["dynamodb:Query"]
     assert by_sid["DeadlineIndex"]["Resource"] == {
         "Fn::Sub": "${KnobelcupTable.Arn}/index/" + INDEX
@@ -386,6 +387,12 @@ CONNECTION_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CONN#*"
 TICKET_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["TICKET#*"]}}
 
 
+# and, on a paced deployment, the functions that start queued tables a queue entry
+# (infra/store/capacity.py), never the queued table's own item
+QUEUE_KEYS = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CAPACITY#QUEUE"]}}
+STARTERS = {"ApiFunction", "ProgressionFunction", "JobFunction", "SweeperFunction"}
+
+
 REMOVED_PLAYER_KEYS = {
     "ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#t-??????????", "T#t-??????????#NAME#*"]}
 }
@@ -414,10 +421,12 @@ def test_no_policy_grants_a_scan_a_delete_or_a_wildcard(template: dict[str, Any]
                 allowed = [REMOVED_PLAYER_KEYS] if name == "ApiFunction" else [CONNECTION_KEYS]
                 if name == "SocketFunction":
                     allowed.append(TICKET_KEYS)
+                if name in STARTERS:
+                    allowed.append(QUEUE_KEYS)
                 assert statement["Condition"] in allowed, name
                 deleters.add(name)
         assert statement["Resource"] != "*", name
-    assert deleters == {"SocketFunction", "PublisherFunction", "ApiFunction"}
+    assert deleters == {"SocketFunction", "PublisherFunction"} | STARTERS
 
 
 def test_the_api_may_delete_a_removed_player_and_their_name_claim_and_nothing_else() -> None:
@@ -578,6 +587,7 @@ def test_the_settings_reach_the_functions(template: dict[str, Any]) -> None:
     shared = template["Globals"]["Function"]["Environment"]["Variables"]
     assert shared["KNOBELCUP_RETENTION_DAYS"] == {"Ref": "RetentionDays"}
     assert template["Parameters"]["RetentionDays"]["Default"] == 180
+    assert shared["KNOBELCUP_TABLES_IN_PLAY"] == {"Ref": "TablesInPlayBudget"}
 
     timer = _properties(template, "TimerFunction")["Environment"]["Variables"]
     assert timer == {

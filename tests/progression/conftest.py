@@ -33,6 +33,7 @@ def local_stack(aws_env: None) -> Iterator[StackFactory]:
             deliveries: Deliveries | None = None,
             writes: WriteCounter | None = None,
             clock: Clock | None = None,
+            tables_in_play: int = 0,
         ) -> LocalStack:
             dice_seed = dice_seed or suite_seed("progression")
             return start_local_stack(
@@ -45,6 +46,7 @@ def local_stack(aws_env: None) -> Iterator[StackFactory]:
                 # the dice depend on the tournament's id (docs/dice.md): runs compared
                 # with one another create their tournaments under the same ids
                 tournament_ids=seeded_ids(dice_seed),
+                tables_in_play=tables_in_play,
             )
 
         yield make

@@ -41,7 +41,7 @@ class Settings:
     # and a table's typical seconds, from which a queued table's expected start is told
     # (62 actions of people 4 s apart: core/capacity/calibration.json)
     tables_in_play: int = 0
-    table_seconds: int = 240
+    table_seconds: int = 247
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -64,7 +64,7 @@ class Settings:
             registrations_per_address=env.get("KNOBELCUP_REGISTRATIONS_PER_ADDRESS", ""),
             creations_per_address=env.get("KNOBELCUP_CREATIONS_PER_ADDRESS", ""),
             tables_in_play=int(env.get("KNOBELCUP_TABLES_IN_PLAY", "") or 0),
-            table_seconds=int(env.get("KNOBELCUP_TABLE_SECONDS", "") or 240),
+            table_seconds=int(env.get("KNOBELCUP_TABLE_SECONDS", "") or 247),
         )
 
     @property

@@ -23,7 +23,16 @@ from typing import Any, TextIO
 
 from cli.api_client import ApiClient, RetryPolicy, Transport
 from cli.push_watch import Connect, PushWatch
-from cli.session import ActionRejected, Pause, Seat, Session, is_done, register, resume
+from cli.session import (
+    ActionRejected,
+    Pause,
+    Seat,
+    Session,
+    at_new_table,
+    is_done,
+    register,
+    resume,
+)
 from cli.table_story import Narrator, continues_turn, names_from, ordinal
 from cli.table_text import announcement_line, choice_label, seat_lines, situation_lines
 from core.words import DEFAULT, LANGUAGES, say
@@ -173,17 +182,21 @@ class Player:
         if pushes is None:
             return session.wait_for_table(played, self._tell_waiting, every=self.poll_seconds)
         me = session.whereabouts()
-        if is_done(me) or (me["table"] and me["table"] not in played):
+        if is_done(me) or at_new_table(me, played):
             return me
         self._tell_waiting(me)
         return pushes.wait_for_table(session, played)
 
     def _tell_waiting(self, me: dict[str, Any]) -> None:
-        status = me["tournament_status"]
-        waiting = WAITING.get(status, NEXT_TABLE)
-        if waiting != self._waiting_for:
-            self._waiting_for = waiting
-            self.say(self.w(waiting))
+        queue = me.get("queue")
+        if queue:  # told again as the queue moves on
+            start = time.strftime("%H:%M", time.localtime(queue["expected_start"]))
+            line = self.w("console.queued", table=me["table"], place=queue["place"], time=start)
+        else:
+            line = self.w(WAITING.get(me["tournament_status"], NEXT_TABLE))
+        if line != self._waiting_for:
+            self._waiting_for = line
+            self.say(line)
 
     def _play_table(self, session: Session, table: str) -> None:
         """Tell the table's feed as it comes; at each own turn, ask and act."""
@@ -204,7 +217,7 @@ class Player:
                 continuing = continues_turn(record, me)
             after = feed["version"]
             if feed["over"]:
-                self._waiting_for = NEXT_TABLE  # said by the result: through, or out
+                self._waiting_for = self.w(NEXT_TABLE)  # said by the result: through, or out
                 return
             pushed = feed.get("view")  # `your_turn` brings the view along
             while feed.get("to_act", me) == me:  # asked again after a refused action

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cli.push import Message, socket_url, subscribe
-from cli.session import Feed, Session
+from cli.session import Feed, Session, at_new_table
 
 
 class MessageSource(Protocol):
@@ -167,7 +167,7 @@ class PushWatch:
                 me = self._me(session)
                 if me["eliminated"] or me["tournament_status"] == "finished":
                     return me
-                if me["table"] and me["table"] not in played:
+                if at_new_table(me, played):
                     return me
                 continue
             try:
@@ -176,7 +176,7 @@ class PushWatch:
                 me = self._me(session)
                 if me["eliminated"] or me["tournament_status"] == "finished":
                     return me
-                if me["table"] and me["table"] not in played:
+                if at_new_table(me, played):
                     return me
 
     def wait_for_place(self, session: Session) -> dict[str, Any]:

@@ -72,6 +72,12 @@ def is_done(me: dict[str, Any]) -> bool:
     return bool(me["eliminated"]) or me["tournament_status"] == "finished"
 
 
+def at_new_table(me: dict[str, Any], played: set[str]) -> bool:
+    """Whether a `/me` answer seats the player at a table not in `played` that plays: a
+    queued table (a paced deployment, docs/api.md) waits for its start."""
+    return bool(me["table"]) and me["table"] not in played and not me.get("queue")
+
+
 def table_path(tournament: str, table: str) -> str:
     """The path of a table."""
     return f"/tournaments/{tournament}/tables/{table}"
@@ -125,7 +131,7 @@ class Session:
         not in `played`, or is done."""
         while True:
             me = self.whereabouts()
-            if is_done(me) or (me["table"] and me["table"] not in played):
+            if is_done(me) or at_new_table(me, played):
                 return me
             on_wait(me)
             self.pause(self.poll_seconds if every is None else every)

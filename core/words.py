@@ -149,6 +149,8 @@ _EN: dict[str, str] = {
     "play.out": "You are out of the tournament. The final standings follow when it ends.",
     "play.waiting_table": "Waiting for your table…",
     "play.waiting_start": "You are in. Waiting for the organizer to start…",
+    "play.queued": "Your table {table} waits for a free slot: number {place} in the queue,"
+    " expected to start at {time}.",
     "play.table_over": "The table is over.",
     "play.turn_line": "Turn {turn} · {who}",
     "play.your_turn_lower": "your turn",
@@ -312,6 +314,8 @@ _DE: dict[str, str] = {
     "vorbei ist.",
     "play.waiting_table": "Warte auf deinen Tisch…",
     "play.waiting_start": "Du bist dabei. Warte, bis die Turnierleitung startet…",
+    "play.queued": "Dein Tisch {table} wartet auf einen freien Platz: Nummer {place} in der"
+    " Warteschlange, Start voraussichtlich um {time}.",
     "play.table_over": "Der Tisch ist fertig.",
     "play.turn_line": "Zug {turn} · {who}",
     "play.your_turn_lower": "du bist dran",
@@ -573,6 +577,8 @@ _EN_CONSOLE: dict[str, str] = {
     "console.waiting.open": "Waiting for the organizer to start the tournament...",
     "console.waiting.starting": "Waiting for the first tables to be seated...",
     "console.waiting.next": "Waiting for your next table...",
+    "console.queued": "Your table {table} waits for a free slot: number {place} in the queue,"
+    " expected to start at {time}...",
     "console.bye": "Table {table} is a bye: you go on without playing.",
     "console.not_accepted": "Not accepted: {error}",
     "console.moved_on": "The table moved on meanwhile (too slow?); here is what happened.",
@@ -692,6 +698,8 @@ _DE_CONSOLE: dict[str, str] = {
     "console.waiting.open": "Warte, bis die Turnierleitung das Turnier startet...",
     "console.waiting.starting": "Warte, bis die ersten Tische besetzt sind...",
     "console.waiting.next": "Warte auf deinen nächsten Tisch...",
+    "console.queued": "Dein Tisch {table} wartet auf einen freien Platz: Nummer {place} in der"
+    " Warteschlange, Start voraussichtlich um {time}...",
     "console.bye": "Tisch {table} ist ein Freilos: du kommst ohne Spiel weiter.",
     "console.not_accepted": "Nicht angenommen: {error}",
     "console.moved_on": "Der Tisch ist inzwischen weiter (zu langsam?); das ist passiert.",

@@ -21,6 +21,7 @@ memory and is gone when the service stops.
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import sys
 import threading
@@ -284,6 +285,8 @@ def _serving(
         observer=False,
         stream_at=checkpoint.at_sequence,
         throttle=ThrottlePlan.from_env(),  # only tests set it (`local.throttles`)
+        # a deployment's budget of tables in play, as the functions read it on AWS
+        tables_in_play=int(os.environ.get("KNOBELCUP_TABLES_IN_PLAY", "") or 0),
     )
     checkpoint.restore_dead_letters(stack.delivery)
     # The front listens first, so that the public address knows its port (0: any free);

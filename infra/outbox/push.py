@@ -137,6 +137,31 @@ def table_push(change: StreamChange, after: int | None = -1) -> TablePush | None
     return TablePush(after, table)
 
 
+# a queued table's place in the queue and expected start (`CapacityStore.placed`)
+PlaceOf = Callable[[TableRecord, int], tuple[int, int]]
+
+
+def queued_table(change: StreamChange) -> tuple[TableRecord, int] | None:
+    """The table and queue sequence of a change that queued a table (a paced deployment:
+    its players wait for a slot, and hear so now, not at their next read), else None."""
+    new = change.new
+    if change.old is not None or new is None or new.get("kind", {}).get("S") != "queued_table":
+        return None
+    if new["status"]["S"] != "queued":
+        return None
+    return from_item(new), int(new["queue_seq"]["N"])
+
+
+def queued_message(table: TableRecord, place: int, expected_start: int) -> Message:
+    """`queued`: the player's table waits for a slot, its place and expected start."""
+    return {
+        "type": "queued",
+        **_table_fields(table, 0),
+        "players": _players(table),
+        "queue": {"place": place, "expected_start": expected_start},
+    }
+
+
 def eliminated_message(event: PlayerEliminated) -> Message:
     """What a player hears when their tournament is over (everyone but the champion)."""
     return {
@@ -209,8 +234,10 @@ class Pusher:
         fanout_seconds: float = FANOUT_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         retrier: Retrier | None = None,
+        place_of: PlaceOf | None = None,
     ) -> None:
         self._store = store
+        self._place_of = place_of
         self._client = client
         self.retrier = retrier if retrier is not None else Retrier()
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="push")
@@ -245,7 +272,7 @@ class Pusher:
         report = PushReport()
         try:
             table = self._tables.get(index) if index is not None else table_push(change)
-            posts = self._posts(table, events)
+            posts = self._posts(table, events) + self._queued_posts(change)
             self._post_all(posts, report)
             for event in events:
                 if isinstance(event, TournamentFinished):
@@ -271,6 +298,17 @@ class Pusher:
         # the player to act first: their `your_turn` is what the table waits for
         posts.sort(key=lambda post: not carries_turn(post.messages[-1]))
         return posts
+
+    def _queued_posts(self, change: StreamChange) -> list[_Post]:
+        """`queued` to each player of a table just queued."""
+        queued = queued_table(change) if self._place_of is not None else None
+        if queued is None or self._place_of is None:
+            return []
+        table, seq = queued
+        message = queued_message(table, *self._place_of(table, seq))
+        pks = [player_sockets(table.tournament, player) for player in table.seating.seats]
+        sockets = self._sockets(pks)
+        return [_Post(c, [message], listed_in=pk) for pk in pks for c in sorted(sockets[pk])]
 
     def _sockets(self, pks: Iterable[str]) -> dict[str, frozenset[str]]:
         pks = list(pks)
@@ -365,6 +403,9 @@ def _sets_of(change: StreamChange, table: TablePush | None) -> list[str]:
     """The socket sets a change's push reads (`table`: its table's push, if any)."""
     if table is not None:
         return list(table.sets)
+    queued = queued_table(change)
+    if queued is not None:
+        return [player_sockets(queued[0].tournament, p) for p in queued[0].seating.seats]
     if change.new is not None and change.new.get("kind", {}).get("S") == "player":
         return [
             player_sockets(event.tournament, event.player)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from cli.api_client import ApiClient
 from cli.botkit import BotResult
 from cli.main import _bot_line, build_parser
 from cli.play import Player, console_language, organizer_language, play
+from cli.session import at_new_table
 from cli.table_story import Narrator
 from core.actions import Announce, Throw
 from core.registry import get_game
@@ -198,3 +200,22 @@ def test_a_bots_last_line_speaks_the_language() -> None:
     assert _bot_line(done, "de") == "b-1: Platz 3 (2 Tische, 1 Zug)"
     stopped = BotResult("b-2", "p-2", None, False, 0, 0, "the service rejected it")
     assert _bot_line(stopped, "de") == "b-2: angehalten: the service rejected it"
+
+
+def test_a_queued_table_is_told_with_its_place_and_start_and_not_played() -> None:
+    out = io.StringIO()
+    player = Player(ApiClient(), "t-x", out=out, lang="de")
+    start = 1_800_000_000
+    me = {"table": "R1-5", "tournament_status": "running", "eliminated": False}
+    waiting = {**me, "queue": {"place": 3, "expected_start": start}}
+    assert not at_new_table(waiting, set())  # nothing to play until it starts
+    assert at_new_table({**me, "queue": None}, set())
+    player._tell_waiting(waiting)
+    player._tell_waiting(waiting)  # said once while nothing changes
+    player._tell_waiting({**waiting, "queue": {"place": 2, "expected_start": start}})
+    clock = time.strftime("%H:%M", time.localtime(start))
+    assert out.getvalue().splitlines() == [
+        f"Dein Tisch R1-5 wartet auf einen freien Platz: Nummer {n} in der Warteschlange,"
+        f" Start voraussichtlich um {clock}..."
+        for n in (3, 2)
+    ]

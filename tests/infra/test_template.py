@@ -32,6 +32,8 @@ DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
 
 PUBLISHER_FILTERS = [
     {"dynamodb": {"NewImage": {"kind": {"S": ["table"]}}}},  # events, and pushes every turn
+    # a table queued for a slot: its players hear `queued`
+    {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"kind": {"S": ["queued_table"]}}}},
     {
         "dynamodb": {
             "NewImage": {"kind": {"S": ["player"]}, "eliminated": {"BOOL": [True]}},

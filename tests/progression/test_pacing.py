@@ -93,7 +93,7 @@ def test_a_queued_table_shows_its_place_and_refuses_actions(local_stack: StackFa
     assert queued["status"] == "queued"
     assert queued["deadline"] is None
     assert queued["queue"]["place"] == 3
-    assert queued["queue"]["expected_start"] == int(NOW + 3 / BUDGET * 240)
+    assert queued["queue"]["expected_start"] == int(NOW + 3 / BUDGET * stack.settings.table_seconds)
     assert queued["view"]["to_act"] is not None  # the seating, as it will start
     me = run.call("GET", f"{base}/me", token=last.token).body
     assert me["table"] == "R1-5" and me["queue"] == queued["queue"]

@@ -204,7 +204,8 @@
     const where = answer.body;
     if (!seat.player || !seat.name) save({ ...seat, player: where.player, name: where.name });
     names[where.player] = where.name;
-    if (where.table && where.table !== table) await openTable(where.table);
+    // a queued table is not opened: nothing happens at it until it starts (its `seated`)
+    if (where.table && where.table !== table && !where.queue) await openTable(where.table);
     await tellWhere(where);
     return true;
   }
@@ -225,12 +226,24 @@
       if (following) following.close();
     } else if (where.eliminated) {
       notice(K.say("play.out"), "");
+    } else if (where.queue) {
+      tellQueued(where.table, where.queue);
+      waitAgain(known ? cup.body.player_count : 0);
     } else if (!where.table) {
       notice(where.tournament_status === "running" || where.tournament_status === "starting"
         ? K.say("play.waiting_table") : K.say("play.waiting_start"), "");
       waitAgain(known ? cup.body.player_count : 0); // players keep joining: the header counts them
     }
     $("you-text").textContent = text;
+  }
+
+  // The player's table waits for a slot (a paced deployment): its place and start.
+  function tellQueued(ref, queue) {
+    const lang = document.documentElement.lang || "en";
+    const start = new Date(queue.expected_start * 1000);
+    const time = start.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+    const place = queue.place.toLocaleString(lang);
+    notice(K.say("play.queued", { table: ref, place, time }), "");
   }
 
   // A player waiting for the start reads where they are (and the header) again now and
@@ -256,16 +269,18 @@
 
   // The header as the tournament stands now: its status and how many play.
   function showTournament(cup) {
-    const badge = document.querySelector("header .badge");
-    if (badge) {
-      // seated while the start job still seats others: for this player it has begun
-      const status = cup.status === "starting" && table ? "running" : cup.status;
-      badge.textContent = K.say("status." + status);
-      badge.className = "badge " + status;
-      badge.dataset.status = status;
-    }
+    // seated while the start job still seats others: for this player it has begun
+    showStatus(cup.status === "starting" && table ? "running" : cup.status);
     const players = document.querySelector("header .players");
     if (players) players.textContent = K.count(cup.player_count, "players");
+  }
+
+  function showStatus(status) {
+    const badge = document.querySelector("header .badge");
+    if (!badge) return;
+    badge.textContent = K.say("status." + status);
+    badge.className = "badge " + status;
+    badge.dataset.status = status;
   }
 
   async function openTable(ref) {
@@ -464,6 +479,10 @@
         show(turn.view, false);
         learnDeadline(turn.deadline);
       } else if (!view || message.version > view.version) readView();
+    } else if (message.type === "queued" && message.table !== table) {
+      learnNames(message.players);
+      showStatus("running"); // a table is queued once the tournament has begun
+      tellQueued(message.table, message.queue);
     } else if (message.type === "eliminated" || message.type === "tournament_finished") {
       whereabouts();
     }

@@ -26,6 +26,10 @@ HEADROOM = 1.25  # a recommended quota or warm throughput: the peak and a quarte
 # the budget of tables in play (KNOBELCUP_TABLES_IN_PLAY) recommended: 70% of what the
 # binding quota carries, the rest for registrations, page views, retries and other use
 PACING_SHARE = 0.7
+# the capacity item (infra/store/capacity.py) is one partition key: a table's slot is
+# claimed and released in two transactions of 2 WCU on it, and a key takes 1,000 WCU/s
+KEY_WCU = 1000.0
+CAPACITY_WCU_PER_TABLE = 4.0
 # how long an invocation runs on Lambda (ms) and its memory (MB): assumptions, not counted
 # (template.yaml's MemorySize; durations from docs/performance.md's budgets, rounded up).
 # The stream's readers are calibrated one record a batch (cli/calibrate.py), so theirs is
@@ -200,6 +204,9 @@ def build_plan(cal: Calibration, quotas: dict[str, Quota], players: int, shape: 
     found = demands(cal, quotas, peak, pace)
     limit = max(d.share for d in found if d.paces)
     allowed = peak / limit if limit > 1 else math.inf  # actions/s the binding quota lets by
+    # and the recommended budget of tables in play, each an action every `spa`: below the
+    # binding quota by its headroom, or held by the capacity item's key
+    allowed = min(allowed, tables_in_play(cal, quotas, shape) / spa)
     aps = cal.data["actions_per_seat"]
     rounds = []
     for number in range(1, bracket.rounds + 1):
@@ -239,11 +246,14 @@ def table_seconds(cal: Calibration, table_size: int, seconds_per_action: float) 
 def tables_in_play(cal: Calibration, quotas: dict[str, Quota], shape: Shape) -> int:
     """The budget of tables in play to deploy with (template parameter
     `TablesInPlayBudget`): `PACING_SHARE` of the tables the binding quota carries, each
-    taking an action every `seconds_per_action`."""
+    taking an action every `seconds_per_action`, and no more than `PACING_SHARE` of what
+    the capacity item's key carries (slots claimed and released as tables end)."""
     spa = shape.seconds_per_action or SECONDS_PER_ACTION[shape.pace]
     per_action = demands(cal, quotas, 1.0, shape.pace)  # each demand at one action a second
     carried = min(d.quota.value / d.peak for d in per_action if d.paces and d.peak > 0)
-    return max(1, math.floor(PACING_SHARE * carried * spa))
+    seconds = table_seconds(cal, shape.table_size, spa)
+    key_carries = KEY_WCU / CAPACITY_WCU_PER_TABLE * seconds
+    return max(1, math.floor(PACING_SHARE * min(carried * spa, key_carries)))
 
 
 def with_increases(plan: Plan) -> dict[str, float]:

@@ -89,8 +89,9 @@ def render(
         lines += [
             f"recommended pacing budget: TablesInPlayBudget={budget} (template.yaml parameter,"
             f" KNOBELCUP_TABLES_IN_PLAY): {PACING_SHARE:.0%} of the tables in play"
-            f" {binding.quota.name} carries; the capacity item then takes"
-            f" {2 * budget / seconds:,.0f} transactions/s (a key takes 1,000 WCU/s)",
+            f" {binding.quota.name} carries, or of what the capacity item's key carries if"
+            f" less; the capacity item then takes {2 * budget / seconds:,.0f} transactions/s"
+            " (a key takes 1,000 WCU/s)",
         ]
     lines += [
         "",
@@ -107,6 +108,8 @@ def render(
         + (
             f" (paced by {binding.quota.name}: {binding.share:.1f}x over it at once)"
             if binding.share > 1
+            else " (every quota holds; the pacing budget holds the first rounds back)"
+            if any(r.seconds > r.table_seconds for r in plan.rounds)
             else " (every quota holds: nothing waits)"
         ),
     ]

@@ -32,9 +32,12 @@ def test_a_million_people_at_once_are_bound_by_the_api_gateway_account_throttle(
     assert plan.binding.quota.name == "apigateway_rps"
     assert plan.binding.share > 10
     assert plan.rounds[0].tables == 166_667
-    # paced to the binding quota, the first round takes its actions at the rate it allows
+    # paced to the budget, 70% of the binding quota, the first round takes its actions at
+    # 70% of the rate that quota allows
     first = plan.rounds[0]
-    assert first.seconds == pytest.approx(first.actions / (first.tables / 4.0 / plan.binding.share))
+    quota_rate = first.tables / 4.0 / plan.binding.share
+    assert first.seconds == pytest.approx(first.actions / (0.7 * quota_rate), rel=0.001)
+    assert first.seconds == pytest.approx(first.actions / (tables_in_play(CAL, quotas, PEOPLE) / 4))
 
 
 def test_with_the_increases_it_recommends_every_adjustable_quota_holds() -> None:
@@ -136,3 +139,13 @@ def test_the_pacing_budget_is_70_percent_of_what_the_binding_quota_carries() -> 
     assert table_seconds(CAL, 6, 4.0) == pytest.approx(Settings("t", "b").table_seconds, rel=0.02)
     # the capacity item's writes at that budget stay far below a key's 1,000 WCU/s
     assert 2 * 2 * budget / table_seconds(CAL, 6, 4.0) < 100
+
+
+def test_the_pacing_budget_never_asks_more_of_the_capacity_key_than_it_carries() -> None:
+    quotas, _ = load_quotas("us-east-1")
+    plan = build_plan(CAL, quotas, 1_000_000, PEOPLE)
+    # with the increases API Gateway would carry ~200,000 tables; the one key does not
+    budget = tables_in_play(CAL, raised(quotas, with_increases(plan)), PEOPLE)
+    seconds = table_seconds(CAL, 6, 4.0)
+    assert 4 * budget / seconds <= 0.7 * 1000  # WCU/s on the capacity item, with headroom
+    assert budget == pytest.approx(0.7 * 1000 / 4 * seconds, abs=1)

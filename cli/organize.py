@@ -11,6 +11,12 @@ knobelcup organize log TOURNAMENT             (the audit trail of organizer acti
 `create` prints the organizer token once and keeps it in the key ring
 (`cli.organizer_tokens`, mode 0600); every other verb takes the token from there, or
 from `--token`.
+
+Every verb speaks German or English (`organize.*` in `core.words`): `--language`, else
+the named tournament's language (the organizer's choice, one look at the tournament),
+else the locale's, else English (`cli.play.console_language`). On `create`, `--language`
+is also the pages' language for the new tournament. What the service says of an error
+is shown as it says it.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ import segno
 from cli.api_client import ApiClient, ApiError, RetriesExhausted, Retrying
 from cli.options import add_url_option
 from cli.organizer_tokens import KeptTournament, TokenFile
+from cli.play import console_language
+from core.words import DEFAULT, WORDS, say
 
 TOURNAMENT_VERBS = (
     "open",
@@ -45,6 +53,10 @@ TOURNAMENT_VERBS = (
 
 
 UNAUTHORIZED = 401
+LANGUAGE_HELP = (
+    "what this command says, German or English (default: the tournament's language,"
+    " else the locale's)"
+)
 
 
 class TokenRefused(RuntimeError):
@@ -62,7 +74,7 @@ def add_parser(commands: Any) -> None:
     organize = commands.add_parser("organize", help="create and run tournaments (organizer)")
     verbs = organize.add_subparsers(dest="verb", required=True, metavar="VERB")
     create = verbs.add_parser("create", help="create a tournament; prints its token once")
-    _common(create)
+    _common(create, "the pages' language for this tournament, and what this command says")
     create.add_argument("--name", required=True, help="shown on the pages")
     create.add_argument("--game", default="maexchen", help="maexchen, mariechen, zweiundvierzig")
     create.add_argument("--table-size", type=int, default=6)
@@ -75,11 +87,6 @@ def add_parser(commands: Any) -> None:
     create.add_argument("--no-qr", action="store_true", help="no QR code of the join link")
     create.add_argument(
         "--join-code", help="players must type this code to register (4-32 letters, digits, -)"
-    )
-    create.add_argument(
-        "--language",
-        choices=("de", "en"),
-        help="the pages' language for this tournament (default: each browser's own)",
     )
     create.add_argument(
         "--organizer-key",
@@ -115,8 +122,9 @@ _HELP = {
 }
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser: argparse.ArgumentParser, language: str = LANGUAGE_HELP) -> None:
     add_url_option(parser)
+    parser.add_argument("--language", choices=("de", "en"), help=language)
     parser.add_argument("--token", help="the organizer token (default: the key ring's)")
     parser.add_argument("--tokens-file", type=Path, help="the key ring (default: config folder)")
 
@@ -127,19 +135,36 @@ def run(
     """Run one verb; returns the exit code."""
     ring = TokenFile(args.tokens_file)
     client = requests or Retrying(ApiClient(args.url))
+    lang = console_language(args.language)  # until the tournament's own is known
     try:
-        return Organizer(client, ring, args.url, out).run(args)
+        lang = organize_language(client, args)
+        return Organizer(client, ring, args.url, out, lang=lang).run(args)
     except (ApiError, RetriesExhausted, TokenRefused) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(lang, "organize.error", error=error), file=sys.stderr)
         return 1
     except LookupError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(lang, "organize.error", error=error), file=sys.stderr)
         return 2
     except BrokenPipeError:
         raise  # the reader went away (`| head`): `cli.main` ends quietly
     except OSError as error:
-        print(f"error: cannot reach {args.url}: {error}", file=sys.stderr)
+        print(say(lang, "organize.unreachable", url=args.url, error=error), file=sys.stderr)
         return 1
+
+
+def organize_language(requests: Requests, args: argparse.Namespace) -> str:
+    """What a verb says: `--language`, else the named tournament's `language` (one look;
+    a tournament not found leaves it to the locale and the verb to say so), else the
+    locale's. A service not answering fails the look as it would fail the verb."""
+    tournament = getattr(args, "tournament", None)
+    if args.language or not tournament:
+        return console_language(args.language)
+    try:
+        seen = requests.ok("GET", f"/tournaments/{tournament}")
+    except ApiError:
+        seen = None
+    chosen = seen.get("language") if isinstance(seen, dict) else None
+    return console_language(None, chosen)
 
 
 class Organizer:
@@ -151,10 +176,17 @@ class Organizer:
         ring: TokenFile,
         url: str,
         out: TextIO,
+        *,
         sleep: Callable[[float], None] = time.sleep,
+        lang: str = DEFAULT,
     ) -> None:
         self._requests, self._ring, self._url, self._out = requests, ring, url.rstrip("/"), out
         self._sleep = sleep
+        self.lang = lang
+
+    def w(self, key: str, **values: object) -> str:
+        """The sentence `key` in this organizer's language."""
+        return say(self.lang, key, **values)
 
     def run(self, args: argparse.Namespace) -> int:
         """Dispatch `args.verb`."""
@@ -167,11 +199,26 @@ class Organizer:
         post = self._post
         if args.verb in ("open", "close"):
             shown = post(f"{base}/registration/{args.verb}", token)
-            self._say(f"{args.tournament}: {shown['status']}, {shown['player_count']} players")
+            self._say(
+                self.w(
+                    "organize.registration",
+                    tournament=args.tournament,
+                    status=_word(self.lang, "status", shown["status"]),
+                    players=shown["player_count"],
+                )
+            )
         elif args.verb == "start":
             body = {"seed": args.seed} if args.seed else None
             shown = post(f"{base}/start", token, body)
-            self._say(f"{args.tournament}: {shown['status']}, seed {shown['seed']}")
+            status = _word(self.lang, "status", shown["status"])
+            self._say(
+                self.w(
+                    "organize.started",
+                    tournament=args.tournament,
+                    status=status,
+                    seed=shown["seed"],
+                )
+            )
         elif args.verb == "cancel":
             self.cancel(base, token)
         elif args.verb == "rotate-token":
@@ -179,8 +226,15 @@ class Organizer:
         elif args.verb == "disqualify":
             body = {"reason": args.reason} if args.reason else None
             done = post(f"{base}/players/{args.player}/disqualify", token, body)
-            where = f" at {done['table']}" if done["table"] else ""
-            self._say(f"{done['name']} ({done['player']}): {done['outcome']}{where}")
+            said = {
+                "name": done["name"],
+                "player": done["player"],
+                "outcome": _word(self.lang, "organize.outcome", done["outcome"]),
+            }
+            if done["table"]:
+                self._say(self.w("organize.outcome_at", table=done["table"], **said))
+            else:
+                self._say(self.w("organize.outcome", **said))
         elif args.verb == "status":
             self.status(args.tournament, token, args.watch, kept=args.token is None)
         elif args.verb == "standings":
@@ -196,7 +250,7 @@ class Organizer:
             "name": args.name,
             "table_size": args.table_size,
             "advance": args.advance,
-            "options": dict(_option(text) for text in args.option),
+            "options": dict(self._option(text) for text in args.option),
         }
         if args.player_limit is not None:
             body["player_limit"] = args.player_limit
@@ -216,11 +270,12 @@ class Organizer:
         # the service's own join link: on its public address (`serve --lan`), which
         # phones can open, where this command may talk to it on loopback
         join = (made.get("play_url") or f"{self._url}/tournaments/{tournament}/play") + code
-        self._say(f"Tournament {tournament} created ({made['status']}).")
-        self._say(f"Organizer token (shown only now; kept in {self._ring.path}):\n  {token}")
-        self._say(f"Players join at {join}")
+        status = _word(self.lang, "status", made["status"])
+        self._say(self.w("organize.created", tournament=tournament, status=status))
+        self._say(self.w("organize.token_once", path=self._ring.path, token=token))
+        self._say(self.w("organize.join_at", link=join))
         projector = f"{self._url}/tournaments/{tournament}/bracket?projector=1"
-        self._say(f"Projector: {projector}{code.replace('?', '&')}")
+        self._say(self.w("organize.projector", link=projector + code.replace("?", "&")))
         if not args.no_qr:
             segno.make(join, error="m", micro=False).terminal(out=self._out, compact=True)
         return 0
@@ -229,7 +284,7 @@ class Organizer:
         """The kept tournaments, newest first, as the service sees them now."""
         kept = [t for t in self._ring.all() if t.url.rstrip("/") == self._url]
         if not kept:
-            self._say(f"No tournaments created from here on {self._url}.")
+            self._say(self.w("organize.none_here", url=self._url))
             return 0
         for entry in reversed(kept):
             try:
@@ -237,9 +292,16 @@ class Organizer:
             except ApiError as error:
                 self._say(f"{entry.tournament_id}  ({error.code})  {entry.name}")
                 continue
+            status = _word(self.lang, "status", seen["status"])
             self._say(
-                f"{entry.tournament_id}  {seen['status']:<9} {seen['game']:<14}"
-                f" {seen['player_count']:>6} players  {seen['name']}"
+                self.w(
+                    "organize.list_row",
+                    tournament=entry.tournament_id,
+                    status=f"{status:<9}",
+                    game=f"{seen['game']:<14}",
+                    players=f"{seen['player_count']:>6}",
+                    name=seen["name"],
+                )
             )
         return 0
 
@@ -251,8 +313,10 @@ class Organizer:
         created = kept.created_at if kept else ""
         fresh = rotated["organizer_token"]
         self._ring.keep(KeptTournament(tournament, self._url, fresh, name, created))
-        self._say(f"New organizer token (generation {rotated['token_generation']}; the old one")
-        self._say(f"no longer works; kept in {self._ring.path}):\n  {fresh}")
+        generation = rotated["token_generation"]
+        self._say(
+            self.w("organize.rotated", generation=generation, path=self._ring.path, token=fresh)
+        )
 
     def cancel(self, base: str, token: str) -> None:
         """Cancel, then follow the job that stops the tables in play until it is done."""
@@ -261,7 +325,7 @@ class Organizer:
             self._sleep(1)
             shown = self._requests.ok("GET", base)
         stopped = shown["cancel_progress"]["tables_stopped"] if shown["cancel_progress"] else 0
-        self._say(f"{shown['tournament_id']}: cancelled, {stopped} tables stopped")
+        self._say(self.w("organize.cancelled", tournament=shown["tournament_id"], stopped=stopped))
 
     def status(self, tournament: str, token: str, watch: float | None, *, kept: bool) -> None:
         """The live status, once or every `watch` seconds until Ctrl-C or the end. A
@@ -276,7 +340,7 @@ class Organizer:
                     raise
                 token = self._token_after_rotation(tournament, token, kept, error)
                 continue
-            self._say(_status_text(shown))
+            self._say(_status_text(self.lang, shown))
             if not watch or shown["status"] in ("finished", "cancelled"):
                 return
             self._sleep(watch)
@@ -288,14 +352,10 @@ class Organizer:
         otherwise `TokenRefused`, saying what to do."""
         fresh = self._ring.find(tournament) if kept else None
         if fresh is not None and fresh.token != refused:
-            self._say("(the organizer token was rotated: going on with the new one)")
+            self._say(self.w("organize.rotated_here"))
             return fresh.token
-        where = "the key ring's" if kept else "the --token"
-        raise TokenRefused(
-            f"{where} organizer token of {tournament} was refused ({error.code}): if it was"
-            f" rotated on another computer, run `knobelcup organize status {tournament}"
-            " --token NEW-TOKEN` with the token `rotate-token` printed there"
-        )
+        refused_key = "organize.refused_kept" if kept else "organize.refused_given"
+        raise TokenRefused(self.w(refused_key, tournament=tournament, code=error.code))
 
     def standings(self, base: str, token: str) -> None:
         """Every place decided so far, page by page."""
@@ -305,16 +365,24 @@ class Organizer:
                 "GET", f"{base}/organizer/standings", token=token, query={"offset": offset}
             )
             if offset == 0:
-                self._say(f"{page['placed']} players placed so far ({page['status']})")
+                status = _word(self.lang, "status", page["status"])
+                self._say(self.w("organize.placed_so_far", placed=page["placed"], status=status))
             for row in page["standings"]:
                 place = row["place"] or f"{row['place_from']}-{row['place_to']}"
-                mark = "  disqualified" if row["disqualified"] else ""
-                if row.get("forfeited") and not row["disqualified"]:
-                    mark = "  forfeited"
-                self._say(
-                    f"{place!s:>11}  {row['name']}  (round {row['round']}, {row['table']},"
-                    f" place {row['table_place']}){mark}"
+                mark = ""
+                if row["disqualified"]:
+                    mark = "  " + self.w("organize.outcome.disqualified")
+                elif row.get("forfeited"):
+                    mark = "  " + self.w("organize.outcome.forfeited")
+                line = self.w(
+                    "organize.standing",
+                    place=f"{place!s:>11}",
+                    name=row["name"],
+                    round=row["round"],
+                    table=row["table"],
+                    table_place=row["table_place"],
                 )
+                self._say(line + mark)
             offset = page["next_offset"]
 
     def log(self, base: str, token: str) -> None:
@@ -325,10 +393,14 @@ class Organizer:
             page = self._requests.ok("GET", f"{base}/organizer/log", token=token, query=query)
             for entry in page["entries"]:
                 detail = json.dumps(entry["detail"], ensure_ascii=False) if entry["detail"] else ""
-                self._say(
-                    f"{entry['at']}  {entry['actor']} (token {entry['token_generation']})"
-                    f"  {entry['action']}  {detail}".rstrip()
+                line = self.w(
+                    "organize.log_row",
+                    at=entry["at"],
+                    actor=entry["actor"],
+                    generation=entry["token_generation"],
+                    action=entry["action"],
                 )
+                self._say(f"{line}  {detail}".rstrip())
             after = page["next_after"]
             if after is None:
                 return
@@ -339,36 +411,49 @@ class Organizer:
     def _kept_token(self, tournament: str) -> str:
         kept = self._ring.find(tournament)
         if kept is None:
-            raise LookupError(f"no token kept for {tournament} in {self._ring.path}: give --token")
+            path = self._ring.path
+            raise LookupError(self.w("organize.no_token", tournament=tournament, path=path))
         return kept.token
 
     def _say(self, line: str) -> None:
         print(line, file=self._out, flush=True)
 
+    def _option(self, text: str) -> tuple[str, object]:
+        key, equals, raw = text.partition("=")
+        if not equals or not key:
+            raise LookupError(self.w("organize.option_form", text=repr(text)))
+        value: object = raw
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        elif raw.lstrip("-").isdigit():
+            value = int(raw)
+        return key, value
 
-def _status_text(shown: dict[str, Any]) -> str:
+
+def _word(lang: str, family: str, value: str) -> str:
+    """A service's word (a status, an outcome) in `lang` where the catalogue has it
+    (`family.value`), else as the service sent it."""
+    key = f"{family}.{value}"
+    return say(lang, key) if key in WORDS["en"] else value
+
+
+def _status_text(lang: str, shown: dict[str, Any]) -> str:
     title = shown["name"] or shown["tournament_id"]
-    lines = [f"{title}: {shown['status']}, {shown['player_count']} players"]
+    status = _word(lang, "status", shown["status"])
+    head = say(
+        lang, "organize.registration", tournament=title, status=status,
+        players=shown["player_count"],
+    )  # fmt: skip
+    lines = [head]
     for r in shown["rounds"]:
-        final = " (final)" if r["final"] else ""
-        lines.append(
-            f"  round {r['round']}{final}: {r['tables']} tables — {r['playing']} playing,"
-            f" {r['waiting']} waiting, {r['over']} over"
-            + (f", {r['cancelled']} cancelled" if r["cancelled"] else "")
-        )
+        line = say(
+            lang, "organize.final_round" if r["final"] else "organize.round", round=r["round"],
+            tables=r["tables"], playing=r["playing"], waiting=r["waiting"], over=r["over"],
+        )  # fmt: skip
+        if r["cancelled"]:
+            line += ", " + say(lang, "organize.round_cancelled", cancelled=r["cancelled"])
+        lines.append(line)
     if shown["stalled_count"]:
         tables = ", ".join(f"{s['table']} ({s['overdue_seconds']} s)" for s in shown["stalled"])
-        lines.append(f"  stalled past their deadline: {shown['stalled_count']}: {tables}")
+        lines.append(say(lang, "organize.stalled", count=shown["stalled_count"], tables=tables))
     return "\n".join(lines)
-
-
-def _option(text: str) -> tuple[str, object]:
-    key, equals, raw = text.partition("=")
-    if not equals or not key:
-        raise LookupError(f"--option must be KEY=VALUE, got {text!r}")
-    value: object = raw
-    if raw.lower() in ("true", "false"):
-        value = raw.lower() == "true"
-    elif raw.lstrip("-").isdigit():
-        value = int(raw)
-    return key, value

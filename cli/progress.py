@@ -2,7 +2,7 @@
 
 Rounds overlap (a table starts as soon as its feeders are done), so every round keeps
 its own bar. Where the output is not a terminal, each bar is printed once, when its
-round completes.
+round completes. The bars speak German or English (`organize.progress.*`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import time
 from typing import TextIO
 
 from core.bracket import BracketPlan
+from core.words import DEFAULT, say
 
 BAR_WIDTH = 32
 REDRAW_SECONDS = 0.05
@@ -19,9 +20,10 @@ REDRAW_SECONDS = 0.05
 class RoundProgress:
     """Counts finished tables per round and draws a bar for each."""
 
-    def __init__(self, plan: BracketPlan, out: TextIO) -> None:
+    def __init__(self, plan: BracketPlan, out: TextIO, lang: str = DEFAULT) -> None:
         self._plan = plan
         self._out = out
+        self._lang = lang
         self._live = out.isatty()
         self._done = [0] * plan.rounds
         self._drawn_lines = 0
@@ -60,6 +62,11 @@ class RoundProgress:
         total = self._plan.tables_in(round_number)
         done = self._done[round_number - 1]
         filled = BAR_WIDTH * done // total
-        label = "Final   " if round_number == self._plan.rounds else f"Round {round_number:<2}"
+        if round_number == self._plan.rounds:
+            label = say(self._lang, "organize.progress.final")
+        else:
+            label = say(self._lang, "organize.progress.round", number=round_number)
         bar = "█" * filled + "·" * (BAR_WIDTH - filled)
-        return f"  {label} [{bar}] {done:>{len(str(total))}}/{total} tables"
+        done_text = f"{done:>{len(str(total))}}"
+        tables = say(self._lang, "organize.progress.tables", done=done_text, total=total)
+        return f"  {label:<8} [{bar}] {tables}"

@@ -4,7 +4,8 @@ One catalogue, plain data (no I/O): the pages draw with it (`functions.api.pages
 the part their scripts need to the browser as JSON (`SCRIPT_PREFIXES`, read by live.js's
 `K.say`), and the console client says the same things with the same words: the table's
 story (`story.*`) is told by `cli.table_story` and `assets/story.js` from the same keys,
-what the console alone prints is `console.*`, a table view's facts are `fact.*`. A key is
+what the console alone prints is `console.*`, a table view's facts are `fact.*`, the
+organizer's commands (`knobelcup organize`) print `organize.*`. A key is
 dotted, `"<where>.<what>"`; a counted noun has a `.one` and an `.other` form; a sentence
 about a player has a `.you` twin for the player it is told to. The games' own words
 (Mäxchen, Pasch, Schikanen, Hölzchen, "Mit ist Schitt") stay German in both languages:
@@ -771,9 +772,98 @@ _DE_CONSOLE: dict[str, str] = {
     "fact.max_throws": "höchstens Würfe pro Zug",
 }
 
+# `knobelcup organize`: what the organizer's commands print. Errors the service sends
+# are shown as it sends them, after `organize.error`'s prefix.
+_EN_ORGANIZE: dict[str, str] = {
+    "organize.error": "error: {error}",
+    "organize.unreachable": "error: cannot reach {url}: {error}",
+    "organize.no_token": "no token kept for {tournament} in {path}: give --token",
+    "organize.option_form": "--option must be KEY=VALUE, got {text}",
+    "organize.registration": "{tournament}: {status}, {players} players",
+    "organize.started": "{tournament}: {status}, seed {seed}",
+    "organize.outcome": "{name} ({player}): {outcome}",
+    "organize.outcome_at": "{name} ({player}): {outcome} at {table}",
+    "organize.outcome.removed": "removed",
+    "organize.outcome.forfeited": "forfeited",
+    "organize.outcome.disqualified": "disqualified",
+    "organize.created": "Tournament {tournament} created ({status}).",
+    "organize.token_once": "Organizer token (shown only now; kept in {path}):\n  {token}",
+    "organize.join_at": "Players join at {link}",
+    "organize.projector": "Projector: {link}",
+    "organize.none_here": "No tournaments created from here on {url}.",
+    "organize.list_row": "{tournament}  {status} {game} {players} players  {name}",
+    "organize.rotated": "New organizer token (generation {generation}; the old one\n"
+    "no longer works; kept in {path}):\n  {token}",
+    "organize.cancelled": "{tournament}: cancelled, {stopped} tables stopped",
+    "organize.rotated_here": "(the organizer token was rotated: going on with the new one)",
+    "organize.refused_kept": "the key ring's organizer token of {tournament} was refused"
+    " ({code}): if it was rotated on another computer, run `knobelcup organize status"
+    " {tournament} --token NEW-TOKEN` with the token `rotate-token` printed there",
+    "organize.refused_given": "the --token organizer token of {tournament} was refused"
+    " ({code}): if it was rotated on another computer, run `knobelcup organize status"
+    " {tournament} --token NEW-TOKEN` with the token `rotate-token` printed there",
+    "organize.placed_so_far": "{placed} players placed so far ({status})",
+    "organize.standing": "{place}  {name}  (round {round}, {table}, place {table_place})",
+    "organize.log_row": "{at}  {actor} (token {generation})  {action}",
+    "organize.round": "  round {round}: {tables} tables — {playing} playing, {waiting} waiting,"
+    " {over} over",
+    "organize.final_round": "  round {round} (final): {tables} tables — {playing} playing,"
+    " {waiting} waiting, {over} over",
+    "organize.round_cancelled": "{cancelled} cancelled",
+    "organize.stalled": "  stalled past their deadline: {count}: {tables}",
+    "organize.progress.round": "Round {number}",
+    "organize.progress.final": "Final",
+    "organize.progress.tables": "{done}/{total} tables",
+}
+
+_DE_ORGANIZE: dict[str, str] = {
+    "organize.error": "Fehler: {error}",
+    "organize.unreachable": "Fehler: {url} ist nicht erreichbar: {error}",
+    "organize.no_token": "kein Token für {tournament} in {path} aufbewahrt: --token angeben",
+    "organize.option_form": "--option braucht KEY=VALUE, nicht {text}",
+    "organize.registration": "{tournament}: {status}, {players} Spieler",
+    "organize.started": "{tournament}: {status}, Seed {seed}",
+    "organize.outcome": "{name} ({player}): {outcome}",
+    "organize.outcome_at": "{name} ({player}): {outcome} an {table}",
+    "organize.outcome.removed": "entfernt",
+    "organize.outcome.forfeited": "ausgeschieden",
+    "organize.outcome.disqualified": "disqualifiziert",
+    "organize.created": "Turnier {tournament} angelegt ({status}).",
+    "organize.token_once": "Organisator-Token (nur jetzt zu sehen; aufbewahrt in {path}):\n"
+    "  {token}",
+    "organize.join_at": "Anmeldung der Spieler unter {link}",
+    "organize.projector": "Beamer: {link}",
+    "organize.none_here": "Von hier aus wurden auf {url} keine Turniere angelegt.",
+    "organize.list_row": "{tournament}  {status} {game} {players} Spieler  {name}",
+    "organize.rotated": "Neues Organisator-Token (Generation {generation}; das alte gilt\n"
+    "nicht mehr; aufbewahrt in {path}):\n  {token}",
+    "organize.cancelled": "{tournament}: abgesagt, {stopped} Tische angehalten",
+    "organize.rotated_here": "(das Organisator-Token wurde erneuert: weiter mit dem neuen)",
+    "organize.refused_kept": "das Organisator-Token von {tournament} aus dem Schlüsselbund"
+    " wurde abgelehnt ({code}): wurde es an einem anderen Rechner erneuert, dann"
+    " `knobelcup organize status {tournament} --token NEW-TOKEN` mit dem Token aufrufen,"
+    " das `rotate-token` dort ausgegeben hat",
+    "organize.refused_given": "das mit --token gegebene Organisator-Token von {tournament}"
+    " wurde abgelehnt ({code}): wurde es an einem anderen Rechner erneuert, dann"
+    " `knobelcup organize status {tournament} --token NEW-TOKEN` mit dem Token aufrufen,"
+    " das `rotate-token` dort ausgegeben hat",
+    "organize.placed_so_far": "{placed} Spieler bisher platziert ({status})",
+    "organize.standing": "{place}  {name}  (Runde {round}, {table}, Platz {table_place})",
+    "organize.log_row": "{at}  {actor} (Token {generation})  {action}",
+    "organize.round": "  Runde {round}: Tische {tables} — {playing} spielen, {waiting} warten,"
+    " {over} fertig",
+    "organize.final_round": "  Runde {round} (Finale): Tische {tables} — {playing} spielen,"
+    " {waiting} warten, {over} fertig",
+    "organize.round_cancelled": "{cancelled} abgebrochen",
+    "organize.stalled": "  über ihre Frist hinaus: {count}: {tables}",
+    "organize.progress.round": "Runde {number}",
+    "organize.progress.final": "Finale",
+    "organize.progress.tables": "{done}/{total} Tische",
+}
+
 WORDS: Final[dict[str, dict[str, str]]] = {
-    "en": {**_EN, **_EN_STORY, **_EN_CONSOLE},
-    "de": {**_DE, **_DE_STORY, **_DE_CONSOLE},
+    "en": {**_EN, **_EN_STORY, **_EN_CONSOLE, **_EN_ORGANIZE},
+    "de": {**_DE, **_DE_STORY, **_DE_CONSOLE, **_DE_ORGANIZE},
 }
 
 # What the pages' scripts say themselves: handed to them as JSON with the page.

@@ -91,7 +91,13 @@ STORY_SOURCES = (PAGES / "assets" / "story.js", ROOT / "cli" / "table_story.py")
 CONSOLE_SOURCES = (
     ROOT / "cli" / "play.py", ROOT / "cli" / "table_text.py", ROOT / "cli" / "main.py",
 )  # fmt: skip
-NAMED = re.compile(r"""["']((?:story|console|play|table|fact|count)\.[a-z_.]*[a-z_])["']""")
+# `knobelcup organize`: the organizer's commands, their key ring and the round bars
+ORGANIZE_SOURCES = tuple(
+    ROOT / "cli" / name for name in ("organize.py", "progress.py", "organizer_tokens.py")
+)
+NAMED = re.compile(
+    r"""["']((?:story|console|play|table|fact|count|organize)\.[a-z_.]*[a-z_])["']"""
+)
 ABOUT_A_PLAYER = re.compile(r"""\b(?:by|told)\(\s*["'](story\.[a-z_.]*[a-z_])["']""")
 COUNTED_BY_SCRIPT = re.compile(r"""\bK\.count\([^,()]+,\s*["']([a-z_]+)["']\)""")
 COUNTED_BY_NARRATOR = re.compile(
@@ -121,9 +127,10 @@ def _named(paths: tuple[Path, ...]) -> dict[str, str]:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_story_line_and_console_string_is_in_the_catalogue(lang: str) -> None:
-    used = _named(STORY_SOURCES + CONSOLE_SOURCES)
+    used = _named(STORY_SOURCES + CONSOLE_SOURCES + ORGANIZE_SOURCES)
     assert len([k for k in used if k.startswith("story.")]) > 60, "is the pattern still right?"
     assert len([k for k in used if k.startswith("console.")]) > 40, "is the pattern still right?"
+    assert len([k for k in used if k.startswith("organize.")]) > 25, "the pattern, still right?"
     missing = {key: where for key, where in used.items() if key not in WORDS[lang]}
     assert missing == {}, f"missing in {lang}"
     for phase in ("hinrunde", "playoff", "rueckrunde"):  # told by family: story.phase.<phase>
@@ -145,9 +152,10 @@ def test_both_narrators_speak_from_the_same_keys() -> None:
 
 def test_no_sentence_is_left_in_the_narrator_or_the_console() -> None:
     """A string literal that reads as an English sentence (a capital, then three or more
-    lowercase words) in the console's modules is a sentence written past the catalogue."""
+    lowercase words) in the console's or the organizer's modules is a sentence written past
+    the catalogue."""
     sentence = re.compile(r'(?<![\w.])f?"([A-Z][a-z]+(?: [a-z]+){2,}[^"]*)"')
-    for path in (*CONSOLE_SOURCES[:2], ROOT / "cli" / "table_story.py"):
+    for path in (*CONSOLE_SOURCES[:2], ROOT / "cli" / "table_story.py", *ORGANIZE_SOURCES):
         code = re.sub(r'"""[\s\S]*?"""', "", path.read_text(encoding="utf-8"))  # docstrings
         code = "\n".join(line.split("  #")[0] for line in code.splitlines())  # comments
         assert sentence.findall(code) == [], path.name

@@ -177,10 +177,35 @@ def test_create_with_the_deployment_s_key_and_a_join_code(
 
 def test_create_in_german_makes_the_pages_german(service: InProcess, tmp_path: Path) -> None:
     ring = tmp_path / "tournaments.json"
-    code, _ = organize(service, ring, "create", "--name", "Kneipe", "--no-qr", "--language", "de")
+    code, out = organize(service, ring, "create", "--name", "Kneipe", "--no-qr", "--language", "de")
     [kept] = TokenFile(ring).all()
     assert code == 0
     assert service.ok("GET", f"/tournaments/{kept.tournament_id}")["language"] == "de"
+    assert f"Turnier {kept.tournament_id} angelegt (Entwurf)." in out
+    assert "Organisator-Token (nur jetzt zu sehen" in out and "Anmeldung der Spieler unter" in out
+
+
+def test_the_organizer_s_commands_speak_the_tournament_s_language(
+    service: InProcess, tmp_path: Path
+) -> None:
+    """No `--language`: a German tournament's verbs speak German (the locale is English
+    here); `--language en` says it in English all the same."""
+    ring = tmp_path / "tournaments.json"
+    organize(service, ring, "create", "--name", "Kneipe", "--no-qr", "--language", "de")
+    tournament = TokenFile(ring).all()[0].tournament_id
+    code, out = organize(service, ring, "open", tournament)
+    assert code == 0 and out.startswith(f"{tournament}: Anmeldung offen, 0 Spieler")
+    for n in range(5):
+        register(service, tournament, f"p{n}")
+    organize(service, ring, "start", tournament, "--seed", "abc", "--language", "en")
+    code, out = organize(service, ring, "status", tournament)
+    assert code == 0 and "Kneipe: läuft, 5 Spieler" in out and "Runde 1" in out
+    code, out = organize(service, ring, "status", tournament, "--language", "en")
+    assert "Kneipe: running, 5 players" in out and "round 1" in out
+    code, out = organize(service, ring, "cancel", tournament)
+    assert code == 0 and "abgesagt" in out
+    code, out = organize(service, ring, "list", "--language", "de")
+    assert "abgesagt" in out and "Spieler" in out
 
 
 def test_a_status_watch_goes_on_after_a_rotation_from_this_computer(

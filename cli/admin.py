@@ -6,6 +6,9 @@ knobelcup admin reconcile TOURNAMENT [--push-job] [--stack knobelcup | --local U
 
 Each verb is a `Verb`: its options and what it runs against a `Deployment` (the queues,
 clients and stream readers of one stack). A new verb is one more entry in `VERBS`.
+
+What the verbs print is `admin.*` in `core.words`, German or English (`--language`, else
+the locale's); a redrive's report and what AWS says of an error stay as they come.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from cli.play import console_language
+from core.words import DEFAULT, say
 from infra.outbox.redrive import Invoker, Outcome, redrive_dead_letters, redrive_stream_failures
 
 # The queues a redrive empties, by the template's logical ids: dead letters go back to
@@ -115,24 +120,29 @@ def reconcile(args: argparse.Namespace, deployment: Deployment) -> int:
     settings = Settings(table_name=deployment.table_name, event_bus="")
     client = deployment.clients("dynamodb")
     reconciler = build_reconciler(settings, client=client)
+    lang = _language(args)
     try:
-        job = _reconcile_pages(reconciler, args.tournament)
+        job = _reconcile_pages(reconciler, args.tournament, lang)
         if job is not None and args.push_job:
             steps = build_jobs(settings, client=client).run_to_end(args.tournament)
-            print(f"{job['name']} job: {steps} steps run here, it is done")
-            job = _reconcile_pages(reconciler, args.tournament)
+            print(say(lang, "admin.job_done", job=job["name"], steps=steps))
+            job = _reconcile_pages(reconciler, args.tournament, lang)
     except NotFound as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(lang, "admin.error", error=error), file=sys.stderr)
         return 2
     if job is not None:
         print(
-            f"a {job['name']} job is under way (step {job['step']}, {job['phase']}); if it "
-            "stopped moving, run again with --push-job"
+            say(lang, "admin.job_under_way", job=job["name"], step=job["step"], phase=job["phase"])
         )
     return 0
 
 
-def _reconcile_pages(reconciler: Any, tournament: str) -> dict[str, Any] | None:
+def _language(args: argparse.Namespace) -> str:
+    """What the verbs say: `--language`, else the locale's, else English."""
+    return console_language(getattr(args, "language", None))
+
+
+def _reconcile_pages(reconciler: Any, tournament: str, lang: str) -> dict[str, Any] | None:
     """Every page of one reconcile, a line each and a total; the job under way, if any."""
     cursor: str | None = None
     checked = in_play = 0
@@ -143,16 +153,21 @@ def _reconcile_pages(reconciler: Any, tournament: str) -> dict[str, Any] | None:
         repaired.extend(report.repaired)
         if report.checked:
             print(
-                f"from {cursor or 'the first table'}: {report.checked} checked, "
-                f"{report.in_play} in play, repaired: {' '.join(report.repaired) or 'none'}"
-            )
+                say(
+                    lang, "admin.page", cursor=cursor or say(lang, "admin.first_table"),
+                    checked=report.checked, in_play=report.in_play,
+                    repaired=" ".join(report.repaired) or say(lang, "admin.none_repaired"),
+                )
+            )  # fmt: skip
         cursor = following
         if cursor is None:
             break
     print(
-        f"{tournament}: {report.status}; {checked} tables checked, {in_play} in play, "
-        f"{len(repaired)} repaired"
-    )
+        say(
+            lang, "admin.total", tournament=tournament, status=report.status, checked=checked,
+            in_play=in_play, repaired=len(repaired),
+        )
+    )  # fmt: skip
     job: dict[str, Any] | None = report.job
     return job
 
@@ -192,6 +207,11 @@ def add_admin_parser(commands: Any) -> None:
             help="the local service instead: the moto address `make serve` prints",
         )
         parser.add_argument("--region", help="the stack's AWS region (default: boto3's)")
+        parser.add_argument(
+            "--language",
+            choices=("de", "en"),
+            help="what this command says, German or English (default: the locale's)",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,26 +220,26 @@ def run(args: argparse.Namespace) -> int:
     from botocore.exceptions import BotoCoreError, ClientError  # noqa: PLC0415
 
     verb = VERBS[args.verb]
+    lang = _language(args)
     try:
         with _deployment(args) as deployment:
             return verb.run(args, deployment)
     except LookupError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(say(lang, "admin.error", error=error), file=sys.stderr)
         return 2
     except (BotoCoreError, ClientError) as error:
-        print(f"error: {_unreachable(args, error)}", file=sys.stderr)
+        print(say(lang, "admin.error", error=_unreachable(args, error, lang)), file=sys.stderr)
         return 1
     except ValueError as error:  # botocore's word for an endpoint that is no URL
         if not str(error).startswith("Invalid endpoint"):
             raise
-        print(f"error: --local {args.local!r} is not a URL; {LOCAL_HINT}", file=sys.stderr)
+        hint = say(lang, "admin.local_hint")
+        wrong = say(lang, "admin.not_a_url", local=repr(args.local), hint=hint)
+        print(say(lang, "admin.error", error=wrong), file=sys.stderr)
         return 2
 
 
-LOCAL_HINT = "give the moto address `make serve` prints (its line 'moto (AWS)  http://…')"
-
-
-def _unreachable(args: argparse.Namespace, error: Exception) -> str:
+def _unreachable(args: argparse.Namespace, error: Exception, lang: str) -> str:
     """One line on why the deployment could not be used, and what to do."""
     from botocore.exceptions import (  # noqa: PLC0415
         ClientError,
@@ -228,20 +248,15 @@ def _unreachable(args: argparse.Namespace, error: Exception) -> str:
         NoRegionError,
     )
 
+    hint = say(lang, "admin.local_hint")
     if isinstance(error, NoRegionError):
-        return (
-            "no AWS region set: pass --region or set AWS_DEFAULT_REGION"
-            " (or --local for `make serve`)"
-        )
+        return say(lang, "admin.no_region")
     if isinstance(error, NoCredentialsError):
-        return (
-            "no AWS credentials found: configure them (aws configure, AWS_PROFILE) or use"
-            " --local for `make serve`"
-        )
+        return say(lang, "admin.no_credentials")
     if args.local and isinstance(error, EndpointConnectionError):
-        return f"nothing answers at {args.local}: is `make serve` running? {LOCAL_HINT}"
+        return say(lang, "admin.nothing_answers", local=args.local, hint=hint)
     if args.local and isinstance(error, ClientError):
-        return f"{args.local} is not the local service's AWS ({error}); {LOCAL_HINT}"
+        return say(lang, "admin.not_local", local=args.local, error=error, hint=hint)
     return str(error)
 
 
@@ -251,10 +266,10 @@ def _deployment(args: argparse.Namespace) -> Iterator[Deployment]:
         with local_deployment(args.local) as deployment:
             yield deployment
     else:
-        yield aws_deployment(args.stack, args.region)
+        yield aws_deployment(args.stack, args.region, _language(args))
 
 
-def aws_deployment(stack: str, region: str | None = None) -> Deployment:
+def aws_deployment(stack: str, region: str | None = None, lang: str = DEFAULT) -> Deployment:
     """A deployed stack: queue URLs from its outputs, stream readers run by Lambda."""
     import boto3  # noqa: PLC0415
 
@@ -270,9 +285,10 @@ def aws_deployment(stack: str, region: str | None = None) -> Deployment:
     needed = [STREAM_FAILURES, *(q for pair in DEAD_LETTERS.values() for q in pair)]
     missing = [q for q in needed if q not in queue_urls]
     if missing:
-        raise LookupError(f"stack {stack} has no output {', '.join(m + 'Url' for m in missing)}")
+        outputs_missing = ", ".join(m + "Url" for m in missing)
+        raise LookupError(say(lang, "admin.no_output", stack=stack, outputs=outputs_missing))
     if "TableName" not in outputs:
-        raise LookupError(f"stack {stack} has no output TableName")
+        raise LookupError(say(lang, "admin.no_output", stack=stack, outputs="TableName"))
     return Deployment(
         session.client,
         queue_urls,

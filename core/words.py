@@ -772,7 +772,8 @@ _DE_CONSOLE: dict[str, str] = {
     "fact.max_throws": "höchstens Würfe pro Zug",
 }
 
-# `knobelcup organize`: what the organizer's commands print. Errors the service sends
+# `knobelcup organize` and `knobelcup admin`: what the organizer's and the operator's
+# commands print. Errors the service sends
 # are shown as it sends them, after `organize.error`'s prefix.
 _EN_ORGANIZE: dict[str, str] = {
     "organize.error": "error: {error}",
@@ -814,6 +815,25 @@ _EN_ORGANIZE: dict[str, str] = {
     "organize.progress.round": "Round {number}",
     "organize.progress.final": "Final",
     "organize.progress.tables": "{done}/{total} tables",
+    "admin.error": "error: {error}",
+    "admin.job_done": "{job} job: {steps} steps run here, it is done",
+    "admin.job_under_way": "a {job} job is under way (step {step}, {phase}); if it stopped"
+    " moving, run again with --push-job",
+    "admin.page": "from {cursor}: {checked} checked, {in_play} in play, repaired: {repaired}",
+    "admin.first_table": "the first table",
+    "admin.none_repaired": "none",
+    "admin.total": "{tournament}: {status}; {checked} tables checked, {in_play} in play,"
+    " {repaired} repaired",
+    "admin.local_hint": "give the moto address `make serve` prints (its line"
+    " 'moto (AWS)  http://…')",
+    "admin.not_a_url": "--local {local} is not a URL; {hint}",
+    "admin.no_region": "no AWS region set: pass --region or set AWS_DEFAULT_REGION"
+    " (or --local for `make serve`)",
+    "admin.no_credentials": "no AWS credentials found: configure them (aws configure,"
+    " AWS_PROFILE) or use --local for `make serve`",
+    "admin.nothing_answers": "nothing answers at {local}: is `make serve` running? {hint}",
+    "admin.not_local": "{local} is not the local service's AWS ({error}); {hint}",
+    "admin.no_output": "stack {stack} has no output {outputs}",
 }
 
 _DE_ORGANIZE: dict[str, str] = {
@@ -859,6 +879,25 @@ _DE_ORGANIZE: dict[str, str] = {
     "organize.progress.round": "Runde {number}",
     "organize.progress.final": "Finale",
     "organize.progress.tables": "{done}/{total} Tische",
+    "admin.error": "Fehler: {error}",
+    "admin.job_done": "{job}-Job: {steps} Schritte hier ausgeführt, er ist fertig",
+    "admin.job_under_way": "ein {job}-Job läuft (Schritt {step}, {phase}); steht er still,"
+    " noch einmal mit --push-job aufrufen",
+    "admin.page": "ab {cursor}: {checked} geprüft, {in_play} im Spiel, repariert: {repaired}",
+    "admin.first_table": "dem ersten Tisch",
+    "admin.none_repaired": "nichts",
+    "admin.total": "{tournament}: {status}; {checked} Tische geprüft, {in_play} im Spiel,"
+    " {repaired} repariert",
+    "admin.local_hint": "die moto-Adresse angeben, die `make serve` ausgibt (seine Zeile"
+    " 'moto (AWS)  http://…')",
+    "admin.not_a_url": "--local {local} ist keine URL; {hint}",
+    "admin.no_region": "keine AWS-Region gesetzt: --region angeben oder AWS_DEFAULT_REGION"
+    " setzen (oder --local für `make serve`)",
+    "admin.no_credentials": "keine AWS-Zugangsdaten gefunden: einrichten (aws configure,"
+    " AWS_PROFILE) oder --local für `make serve` nehmen",
+    "admin.nothing_answers": "unter {local} antwortet nichts: läuft `make serve`? {hint}",
+    "admin.not_local": "{local} ist nicht das AWS des lokalen Dienstes ({error}); {hint}",
+    "admin.no_output": "Stack {stack} hat keine Ausgabe {outputs}",
 }
 
 WORDS: Final[dict[str, dict[str, str]]] = {

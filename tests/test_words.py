@@ -91,12 +91,14 @@ STORY_SOURCES = (PAGES / "assets" / "story.js", ROOT / "cli" / "table_story.py")
 CONSOLE_SOURCES = (
     ROOT / "cli" / "play.py", ROOT / "cli" / "table_text.py", ROOT / "cli" / "main.py",
 )  # fmt: skip
-# `knobelcup organize`: the organizer's commands, their key ring and the round bars
+# `knobelcup organize` and `admin`: the organizer's commands, their key ring, the round
+# bars, and the operator's repairs
 ORGANIZE_SOURCES = tuple(
-    ROOT / "cli" / name for name in ("organize.py", "progress.py", "organizer_tokens.py")
+    ROOT / "cli" / name
+    for name in ("organize.py", "progress.py", "organizer_tokens.py", "admin.py")
 )
 NAMED = re.compile(
-    r"""["']((?:story|console|play|table|fact|count|organize)\.[a-z_.]*[a-z_])["']"""
+    r"""["']((?:story|console|play|table|fact|count|organize|admin)\.[a-z_.]*[a-z_])["']"""
 )
 ABOUT_A_PLAYER = re.compile(r"""\b(?:by|told)\(\s*["'](story\.[a-z_.]*[a-z_])["']""")
 COUNTED_BY_SCRIPT = re.compile(r"""\bK\.count\([^,()]+,\s*["']([a-z_]+)["']\)""")
@@ -131,6 +133,7 @@ def test_every_story_line_and_console_string_is_in_the_catalogue(lang: str) -> N
     assert len([k for k in used if k.startswith("story.")]) > 60, "is the pattern still right?"
     assert len([k for k in used if k.startswith("console.")]) > 40, "is the pattern still right?"
     assert len([k for k in used if k.startswith("organize.")]) > 25, "the pattern, still right?"
+    assert len([k for k in used if k.startswith("admin.")]) > 10, "the pattern, still right?"
     missing = {key: where for key, where in used.items() if key not in WORDS[lang]}
     assert missing == {}, f"missing in {lang}"
     for phase in ("hinrunde", "playoff", "rueckrunde"):  # told by family: story.phase.<phase>

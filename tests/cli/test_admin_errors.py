@@ -80,3 +80,15 @@ def test_no_aws_settings_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("error: no AWS credentials found"), line
+
+
+def test_admin_says_it_in_german_when_asked_or_by_the_locale() -> None:
+    done = _admin("reconcile", "t-abcdefghij", "--local", "localhost-3000", "--language", "de")
+    [line] = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and line.startswith(
+        "Fehler: --local 'localhost-3000' ist keine URL"
+    )
+    assert "make serve" in line, line
+    german = {**os.environ, "LANG": "de_DE.UTF-8"}
+    done = _admin("reconcile", "t-abcdefghij", "--local", "localhost-3000", env=german)
+    assert done.stderr.startswith("Fehler: "), done.stderr

@@ -212,6 +212,15 @@ def test_only_the_organizer_reconciles_and_a_bad_cursor_is_refused(
     assert answer.status == 200 and answer.body["checked"] == 3  # R2-1, R2-2, R3-1
 
 
+@pytest.fixture
+def english_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`admin` speaks the locale's language where `--language` does not decide: the tests
+    reading its English lines must not depend on the locale of whoever runs them."""
+    for variable in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+
+
 def operator(stack: LocalStack) -> admin.Deployment:
     """What `knobelcup admin` reaches of the stack (reconcile needs only its table)."""
     return admin.Deployment(
@@ -219,6 +228,7 @@ def operator(stack: LocalStack) -> admin.Deployment:
     )
 
 
+@pytest.mark.usefixtures("english_locale")
 def test_admin_reconcile_goes_page_by_page_and_says_what_it_repaired(
     local_stack: StackFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -240,6 +250,7 @@ def test_admin_reconcile_goes_page_by_page_and_says_what_it_repaired(
     assert admin.reconcile(unknown, operator(stack)) == 2
 
 
+@pytest.mark.usefixtures("english_locale")
 def test_a_stuck_start_is_reported_and_pushed_to_its_end_on_request(
     local_stack: StackFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:

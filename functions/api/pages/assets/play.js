@@ -301,9 +301,19 @@
     return base + "/tables/" + encodeURIComponent(table);
   }
 
+  // A table read that fails (the service busy, the network away) is tried again after a
+  // pause: the push it follows up may be the last one for a while.
+  let readPause = 1000;
+  function again(read) {
+    const at = table;
+    setTimeout(() => at === table && read(), readPause);
+    readPause = Math.min(readPause * 2, 8000);
+  }
+
   async function catchUp() {
     const answer = await K.api("GET", tablePath() + "/events?after=" + story.version, undefined, seat.token);
-    if (answer.status !== 200) return;
+    if (answer.status !== 200) return answer.status === 404 ? undefined : again(catchUp);
+    readPause = 1000;
     story.add(answer.body.records);
     if (answer.body.version === (view && view.version)) learnDeadline(answer.body.deadline);
     if (!view || answer.body.version > view.version || answer.body.over !== over) await readView();
@@ -311,7 +321,8 @@
 
   async function readView() {
     const answer = await K.api("GET", tablePath() + "/me", undefined, seat.token);
-    if (answer.status !== 200) return;
+    if (answer.status !== 200) return answer.status === 404 ? undefined : again(readView);
+    readPause = 1000;
     learnNames(answer.body.players);
     show(answer.body.view, answer.body.over);
     learnDeadline(answer.body.deadline);

@@ -32,9 +32,18 @@
     for (const player of players || []) names[player.id] = player.name;
   }
 
+  // A read that fails (the service busy, the network away) is tried again after a
+  // pause: the push it follows up may be the table's last, and no other would come.
+  let readPause = 1000;
+  function again(read) {
+    setTimeout(read, readPause);
+    readPause = Math.min(readPause * 2, 8000);
+  }
+
   async function readView() {
     const answer = await K.api("GET", path);
-    if (answer.status !== 200) return;
+    if (answer.status !== 200) return answer.status === 404 ? undefined : again(readView);
+    readPause = 1000;
     learnNames(answer.body.players);
     view = answer.body.view;
     over = answer.body.over;
@@ -44,7 +53,8 @@
 
   async function catchUp() {
     const answer = await K.api("GET", path + "/events?after=" + story.version);
-    if (answer.status !== 200) return;
+    if (answer.status !== 200) return answer.status === 404 ? undefined : again(catchUp);
+    readPause = 1000;
     story.add(answer.body.records);
     if (answer.body.version > view.version || answer.body.over !== over) await readView();
   }

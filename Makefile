@@ -84,7 +84,7 @@ $(SAM_STAMP): Makefile
 # makefile builds ask nothing of the host's Python; these recipes ask for this one.
 RUNTIME_PYTHON := 3.13
 LAMBDA_PYTHON ?= python$(RUNTIME_PYTHON)
-FUNCTIONS := ApiFunction SocketFunction PublisherFunction TimerFunction ProgressionFunction TimeoutFunction \
+FUNCTIONS := ApiFunction SocketFunction PublisherFunction TimerFunction ProgressionFunction TimeoutFunction SiteFunction \
 	SweeperFunction JobFunction
 BUILD_FUNCTIONS := $(addprefix build-,$(FUNCTIONS))
 CHECK_LAMBDA_PYTHON := $(LAMBDA_PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; \

@@ -1,6 +1,6 @@
 """Every sentence the pages and the console client show a person, in German and English.
 
-One catalogue, plain data (no I/O): the pages draw with it (`functions.api.pages`), hand
+One catalogue, plain data (no I/O): the pages draw with it (`functions.pages`), hand
 the part their scripts need to the browser as JSON (`SCRIPT_PREFIXES`, read by live.js's
 `K.say`), and the console client says the same things with the same words: the table's
 story (`story.*`) is told by `cli.table_story` and `assets/story.js` from the same keys,
@@ -138,6 +138,7 @@ _EN: dict[str, str] = {
     "your seat, or watch the bracket.",
     "play.join_failed": "Could not join ({status}).",
     "play.no_connection": "No connection: try again.",
+    "play.no_tournament": "There is no tournament {id}: check the link.",
     "play.foreign_seat": "That link's seat is not one of this tournament's: join with a name.",
     "play.you_play_as": "You play as {name}.",
     "play.placed": "The tournament is over: you placed {place} of {players}.",
@@ -301,6 +302,7 @@ _DE: dict[str, str] = {
     "um auf deinem Platz zu spielen, oder schau dir den Turnierbaum an.",
     "play.join_failed": "Mitmachen ging nicht ({status}).",
     "play.no_connection": "Keine Verbindung: bitte nochmal versuchen.",
+    "play.no_tournament": "Es gibt kein Turnier {id}: prüfe den Link.",
     "play.foreign_seat": "Der Platz aus diesem Link gehört nicht zu diesem Turnier: mach mit "
     "einem Namen mit.",
     "play.you_play_as": "Du spielst als {name}.",
@@ -908,6 +910,7 @@ WORDS: Final[dict[str, dict[str, str]]] = {
 # What the pages' scripts say themselves: handed to them as JSON with the page.
 SCRIPT_PREFIXES: Final = (
     "play.", "table.", "watch.", "state.", "status.", "count.", "story.", "fact.",
+    "tournament.",
 )  # fmt: skip
 
 

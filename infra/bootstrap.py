@@ -55,6 +55,7 @@ class Services:
     brackets: BracketReader
     admission: Admission = field(default_factory=Admission)  # none: no key, no limits
     public_url: str = ""  # `Settings.public_url`: where links and QR codes point
+    origin_secret: str = ""  # `Settings.origin_secret`: the site's distribution's mark
     socket_tickets: SocketTicketService | None = None  # None: the API issues none
 
 
@@ -128,6 +129,7 @@ def build_services(
         brackets=BracketReader(tournaments, stores.tables, stores.players),
         admission=Admission.from_settings(settings, limiter),
         public_url=settings.public_url,
+        origin_secret=settings.origin_secret,
         socket_tickets=_socket_tickets(stores, clock),
     )
 

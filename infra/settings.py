@@ -27,6 +27,9 @@ class Settings:
     # the address players' phones open (http://192.168.1.20:3000, https://cup.example):
     # every QR code and join link is built on it; empty: on the host each request names
     public_url: str = ""
+    # the value of `X-Knobelcup-Origin` by which a request is known to come through the
+    # site's CloudFront distribution (template.yaml: OriginSecret); empty: none does
+    origin_secret: str = ""
     # limits on abuse (docs/operations.md#limits-on-abuse): the origins whose pages may
     # call the API (CORS; none: no CORS headers), the SHA-256 (hex) of the key that
     # creating a tournament needs (empty: anyone may create), and request limits as
@@ -56,6 +59,7 @@ class Settings:
             timeout_dead_letter_arn=env.get("KNOBELCUP_TIMEOUT_DLQ_ARN", ""),
             socket_endpoint=env.get("KNOBELCUP_SOCKET_ENDPOINT", ""),
             public_url=env.get("KNOBELCUP_PUBLIC_URL", "").strip().rstrip("/"),
+            origin_secret=env.get("KNOBELCUP_ORIGIN_SECRET", ""),
             cors_origins=tuple(
                 o.strip() for o in env.get("KNOBELCUP_CORS_ORIGINS", "").split(",") if o.strip()
             ),

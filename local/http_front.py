@@ -10,6 +10,9 @@
   client) and any 2 hours old; `KNOBELCUP_LOCAL_SOCKET_IDLE_SECONDS` and
   `KNOBELCUP_LOCAL_SOCKET_MAX_SECONDS` shorten that, to try the clients' keep-alive and
   renewal in seconds.
+- The static site (`functions.site`), as CloudFront serves it from its bucket: the play
+  page's shells and the pages' scripts, chosen by the same routing
+  (`functions.site.routing`), with the headers the distribution adds; never the API's.
 - API Gateway's management API, at `/ws/@connections/{id}`: POST sends a frame to that
   socket, DELETE closes it, GET describes it, and an unknown id is 410 `GoneException`.
   So the publisher's boto3 client, pointed at `socket_url`, pushes through the same code
@@ -49,6 +52,9 @@ from urllib.parse import unquote, urlsplit
 from aiohttp import WSMsgType, web
 from multidict import CIMultiDict
 
+from functions.api.security_headers import secured
+from functions.site.routing import site_key
+from infra.site_bucket import SiteFile
 from local import operations as counted
 from local.lambda_events import http_api_event, websocket_event
 
@@ -126,8 +132,10 @@ class HttpFront:
         operations: Callable[[], dict[str, Any]] | None = None,
         socket_idle: float | None = None,
         socket_lifetime: float | None = None,
+        site: dict[str, SiteFile] | None = None,
     ) -> None:
         self.invoke = invoke
+        self.site = site  # the static site's files by key (None: every path is the API's)
         # the cuts API Gateway makes (the environment's, or AWS's, unless given)
         self.socket_idle = _seconds(socket_idle, IDLE_ENVIRONMENT, IDLE_SECONDS)
         self.socket_lifetime = _seconds(socket_lifetime, LIFETIME_ENVIRONMENT, LIFETIME_SECONDS)
@@ -239,6 +247,8 @@ class HttpFront:
             response = await self._manage(request, unquote(path[len(MANAGEMENT_PREFIX) :]))
         elif path == SOCKET_PATH and self.sockets is not None:
             response = await self._socket(request)
+        elif (key := self._site_key(request, path)) is not None:
+            response = await self._site_file(request, path, key)
         else:
             response = await self._http(request)
         if self.access_log:
@@ -247,6 +257,31 @@ class HttpFront:
                 f"{response.status} {response.body_length} {time.monotonic() - started:.3f}s",
                 file=sys.stderr,
             )
+        return response
+
+    # --- the static site ---------------------------------------------------------------
+
+    def _site_key(self, request: web.Request, path: str) -> str | None:
+        """The site's file `request` asks for, None for the API's paths."""
+        if self.site is None or request.method not in ("GET", "HEAD"):
+            return None
+        return site_key(
+            path,
+            request.query,
+            request.cookies,
+            request.headers.get("accept-language", ""),
+        )
+
+    async def _site_file(self, request: web.Request, path: str, key: str) -> web.Response:
+        """The file `key` as CloudFront answers it from the bucket (404: none such)."""
+        counted.COUNTER.count("cdn" + counted.http_route(request.method, path).removeprefix("http"))
+        found = (self.site or {}).get(key)
+        if found is None:
+            return web.Response(status=404, text="Not Found", content_type="text/plain")
+        headers = secured({"headers": {"content-type": found.content_type}}, request.headers)
+        headers["headers"]["cache-control"] = found.cache_control
+        response = web.Response(body=found.body, headers=headers["headers"])
+        response.enable_compression()
         return response
 
     # --- the HTTP API ------------------------------------------------------------------

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from functions.site.files import site_files
 from local.api_workers import ApiWorkers, dice_for
 from local.fake_aws import fake_aws
 from local.http_front import HttpFront
@@ -305,6 +306,7 @@ def _serving(
             changed=changed,
             access_log=verbose,
             operations=lambda: operations.counted_everywhere(moto.url),
+            site=site_files(),  # what the deployment's bucket holds, behind CloudFront
         )
     except BaseException:
         stop_local_stack()

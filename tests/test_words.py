@@ -13,7 +13,7 @@ import pytest
 from core.words import LANGUAGES, SCRIPT_PREFIXES, WORDS, count, for_scripts, number, say
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ROOT / "functions" / "api" / "pages"
+PAGES = ROOT / "functions" / "pages"
 # say(lang, "key"), w("key") (a page's shorthand), K.say("key"), the key before a ternary
 SAID = re.compile(r"""(?:\bsay\(\s*(?:\w+,\s*)?|\bw\()\s*["']([a-z_]+\.[a-z_.]*[a-z_])["']""")
 SAID_EITHER = re.compile(r"""["']([a-z_]+\.[a-z_.]*[a-z_])["']\s*(?:if|:|\))""")

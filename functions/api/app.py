@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.api import errors
 from functions.api.body_guard import refuse_bad_body
-from functions.api.routes import docs, pages, play, players, reconcile, tables, tournaments
+from functions.api.routes import docs, pages, players, reconcile, tables, tournaments
 from functions.api.routes.organizer import router as organizer_router
 from functions.api.security_headers import secured
 from functions.observability import logger, metrics, tracer
@@ -44,7 +44,6 @@ def make_app(cors_origins: Sequence[str] = ()) -> APIGatewayHttpResolver:
     resolver.include_router(players.router)
     resolver.include_router(tables.router)
     resolver.include_router(pages.router)
-    resolver.include_router(play.router)
     resolver.include_router(reconcile.router)
     resolver.include_router(organizer_router)
     errors.register(resolver)

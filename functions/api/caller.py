@@ -1,16 +1,27 @@
-"""Who is asking, as far as the deployment's admission cares: the source address API
-Gateway saw, and the organizer key a creation carries."""
+"""Who is asking, as far as the deployment's admission cares: the source address, and
+the organizer key a creation carries."""
 
 from __future__ import annotations
+
+import hmac
 
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
 from functions.api.auth import optional_bearer_token
 from functions.wiring import services
 
+ORIGIN_HEADER = "x-knobelcup-origin"  # the site's distribution's secret, on each request
+VIEWER_HEADER = "x-knobelcup-viewer"  # the address CloudFront's router saw asking
+
 
 def source_address(event: BaseProxyEvent) -> str:
-    """The client's address (`requestContext.http.sourceIp`), as API Gateway saw it."""
+    """The client's address: the viewer's, for a request that came through the site's
+    distribution (it carries the deployment's origin secret: API Gateway saw only
+    CloudFront's address), else the one API Gateway saw (`requestContext.http.sourceIp`)."""
+    secret = services().origin_secret
+    viewer = event.headers.get(VIEWER_HEADER, "")
+    if secret and viewer and hmac.compare_digest(event.headers.get(ORIGIN_HEADER, ""), secret):
+        return viewer
     http = (event.raw_event.get("requestContext") or {}).get("http") or {}
     return str(http.get("sourceIp") or "unknown")
 

@@ -33,7 +33,7 @@ def created(stack: Stack) -> str:
 
 def test_every_answer_json_and_pages_says_nosniff(stack: Stack) -> None:
     tournament = created(stack)
-    for path in ("/", f"/tournaments/{tournament}", "/tournaments/t_nope", "/assets/play.js"):
+    for path in ("/", f"/tournaments/{tournament}", "/tournaments/t_nope", "/openapi.json"):
         answer = stack.api.call("GET", path)
         assert answer.headers["x-content-type-options"] == "nosniff", path
     refused = stack.api.call("POST", "/tournaments", "{", headers={"content-type": "text/plain"})
@@ -43,7 +43,7 @@ def test_every_answer_json_and_pages_says_nosniff(stack: Stack) -> None:
 
 def test_pages_allow_scripts_from_the_service_alone(stack: Stack) -> None:
     tournament = created(stack)
-    for path in ("/", f"/tournaments/{tournament}/play", f"/tournaments/{tournament}/bracket"):
+    for path in ("/", f"/tournaments/{tournament}/bracket"):
         answer = stack.api.call("GET", path, headers={"host": "pub.example"})
         policy = policy_of(answer)
         assert policy["default-src"] == ["'self'"], path
@@ -56,7 +56,7 @@ def test_pages_allow_scripts_from_the_service_alone(stack: Stack) -> None:
         # the only script elements in the page are the service's files and JSON data
         for tag in re.findall(r"<script[^>]*>", answer.raw):
             assert "src=" in tag or 'type="application/json"' in tag, tag
-    missing = stack.api.call("GET", "/tournaments/t_nope/play")
+    missing = stack.api.call("GET", "/tournaments/t_nope/bracket")
     assert missing.status == 404 and "script-src" in policy_of(missing)
 
 
@@ -67,7 +67,7 @@ def test_pages_may_connect_to_the_configured_websocket(
         "KNOBELCUP_SOCKET_URL", "wss://abc.execute-api.eu-central-1.amazonaws.com/live"
     )
     tournament = created(stack)
-    answer = stack.api.call("GET", f"/tournaments/{tournament}/play")
+    answer = stack.api.call("GET", f"/tournaments/{tournament}/bracket")
     assert policy_of(answer)["connect-src"] == [
         "'self'",
         "wss://abc.execute-api.eu-central-1.amazonaws.com",

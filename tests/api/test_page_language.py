@@ -8,7 +8,7 @@ import re
 
 from apiclient import Stack
 
-from functions.api.pages.language import accepted, choose, switch_href
+from functions.pages.language import accepted, choose, switch_href
 
 SITE = {"Host": "knobelcup.example", "X-Forwarded-Proto": "https"}
 
@@ -44,7 +44,7 @@ def test_the_order_of_the_choices() -> None:
 def test_every_page_follows_accept_language_and_says_so(stack: Stack) -> None:
     tournament = _cup(stack)
     german = {**SITE, "Accept-Language": "de-DE,de;q=0.9"}
-    for path in ("bracket", "play", "tables/R1-1/watch"):
+    for path in ("bracket", "tables/R1-1/watch"):  # the play page is the site's (tests/site)
         english = stack.api.call("GET", f"/tournaments/{tournament}/{path}", headers=SITE).raw
         deutsch = stack.api.call("GET", f"/tournaments/{tournament}/{path}", headers=german).raw
         assert _lang(english) == "en" and _lang(deutsch) == "de", path
@@ -62,13 +62,13 @@ def test_the_organizer_chooses_german_and_the_switch_is_remembered(stack: Stack)
     tournament = _cup(stack, language="de")
     shown = stack.api.call("GET", f"/tournaments/{tournament}").body
     assert shown["language"] == "de"
-    play = stack.api.call("GET", f"/tournaments/{tournament}/play", headers=SITE).raw
-    assert _lang(play) == "de" and "Beim Turnier mitmachen" in play
-    assert '"play.join_failed":"Mitmachen ging nicht ({status}).' in play  # for play.js
-    asked = stack.api.call("GET", f"/tournaments/{tournament}/play", headers=SITE, query="lang=en")
-    assert _lang(asked.raw) == "en" and "Join the tournament" in asked.raw
+    bracket = f"/tournaments/{tournament}/bracket"
+    page = stack.api.call("GET", bracket, headers=SITE).raw
+    assert _lang(page) == "de" and "Noch nicht begonnen" in page
+    asked = stack.api.call("GET", bracket, headers=SITE, query="lang=en")
+    assert _lang(asked.raw) == "en" and "Not started yet" in asked.raw
     back = {**SITE, "Cookie": "other=1; knobelcup_lang=en"}
-    remembered = stack.api.call("GET", f"/tournaments/{tournament}/play", headers=back).raw
+    remembered = stack.api.call("GET", bracket, headers=back).raw
     assert _lang(remembered) == "en"
 
 

@@ -19,11 +19,12 @@ from apiclient import Stack
 
 from core.bracket import BracketPlan, TableRef
 from core.match import Seating
-from functions.api.pages import bracket_svg
-from functions.api.pages.bracket_svg import DRAWN_PER_ROUND, Picture, RoundColumn, Seat, TableBox
-from functions.api.pages.markup import esc
-from functions.api.pages.qr import qr_svg
 from functions.api.routes import pages
+from functions.pages import bracket_svg
+from functions.pages.bracket_svg import DRAWN_PER_ROUND, Picture, RoundColumn, Seat, TableBox
+from functions.pages.markup import esc
+from functions.pages.qr import qr_svg
+from functions.site.files import site_files
 from functions.wiring import services, use_services
 from infra.services.bracket_reader import BracketReader
 from infra.store.stores import Stores
@@ -160,10 +161,11 @@ def test_a_running_bracket_refreshes_and_draws_every_table_with_links(stack: Sta
     assert head.count('<link rel="icon" href="data:,">') == 1  # no icon asked for, either
     head = head.replace('<link rel="icon" href="data:,">', "")
     assert not re.search(r"<link|url\(|https?://", head)  # nothing outside
+    site = site_files()  # the scripts are the site's, not the API's
     for source in sources:
-        script = stack.api.call("GET", "/" + source.removeprefix("../../"))
-        assert script.status == 200 and "javascript" in script.headers["content-type"]
-    assert stack.api.call("GET", "/assets/secrets.txt").status == 404
+        key = source.removeprefix("../../")
+        assert "javascript" in site[key].content_type
+        assert stack.api.call("GET", "/" + key).status == 404
     assert "CHAMPION</div>" not in html  # no champion banner while running
     for ref in ("R1-1", "R1-2", "R2-1"):
         assert f'href="tables/{ref}/watch"' in html
@@ -231,7 +233,6 @@ def test_names_are_escaped_on_every_page(stack: Stack) -> None:
     for path, query in (
         ("bracket", ""),
         ("bracket", "projector=1"),
-        ("play", ""),
         ("bracket.svg", ""),
         (f"tables/{evil_table}/watch", ""),
     ):
@@ -321,24 +322,6 @@ def test_the_projector_view_carries_a_qr_code_of_the_play_page(stack: Stack) -> 
     assert 'data-refresh="3"' in html and "body class=projector" in html
     plain = page(stack, f"/tournaments/{cup.id}/bracket", query="projector=0")
     assert "body class=projector" not in plain
-
-
-def test_the_play_page_is_a_frame_for_its_script(stack: Stack) -> None:
-    cup = start_cup(stack, start=False)
-    html = page(stack, f"/tournaments/{cup.id}/play", headers=SITE)
-    data = embedded(html, "play-data")
-    assert data == {
-        "tournament": cup.id,
-        "game": "maexchen",
-        "status": "open",
-        "join_code_required": False,
-    }
-    assert re.findall(r'<script src="([^"]*)"', html) == [
-        f"../../assets/{name}.js" for name in ("story", "live", "table", "play")
-    ]
-    assert 'data-socket="wss://knobelcup.example/ws"' in html
-    missing = stack.api.call("GET", "/tournaments/t-none/play")
-    assert missing.status == 404 and "text/html" in missing.headers["content-type"]
 
 
 def test_a_table_not_seated_yet_names_its_feeders_and_waits(stack: Stack) -> None:

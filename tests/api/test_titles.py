@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from cli.table_story import Narrator
 from core.registry import game_names, get_game
-from functions.api.pages.titles import STORY_JS, titles_line, written
+from functions.pages.titles import STORY_JS, titles_line, written
 
 
 def test_story_js_carries_the_titles_of_the_game_modules() -> None:
     script = STORY_JS.read_text(encoding="utf-8")
-    assert written(script) == script, "run: python -m functions.api.pages.titles"
+    assert written(script) == script, "run: python -m functions.pages.titles"
     for name in game_names():
         assert f'{name}: "{get_game(name).title}"' in titles_line()
 

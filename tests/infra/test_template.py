@@ -757,9 +757,13 @@ def test_the_http_api_has_a_5xx_alarm(template: dict[str, Any]) -> None:
 
 def test_every_alarm_watches_something_the_template_makes(template: dict[str, Any]) -> None:
     resources = template["Resources"]
+    service = template["Globals"]["Function"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"]
     for alarm in _alarms(template):
         [dimension] = alarm["Dimensions"]
         value = dimension["Value"]
+        if alarm["Namespace"] == "Knobelcup":  # our own metrics, as Powertools names them
+            assert dimension == {"Name": "service", "Value": service}, alarm["AlarmName"]
+            continue
         watched = value["Ref"] if "Ref" in value else value["Fn::GetAtt"][0]
         assert watched in resources, alarm["AlarmName"]
 
@@ -776,3 +780,129 @@ def test_the_tables_warm_throughput_is_a_parameter_the_plan_recommends(
     }
     assert template["Parameters"]["TableWarmWriteUnits"]["Default"] == 4000
     assert template["Parameters"]["TableWarmReadUnits"]["Default"] == 12000
+
+
+def test_what_is_still_refused_after_its_retries_raises_an_alarm(template: dict[str, Any]) -> None:
+    """The metrics `functions.observability.report_throttles` and the publisher write."""
+    for metric in (
+        "PushThrottledFailed",
+        "SchedulerThrottledFailed",
+        "DynamoDBThrottledFailed",
+        "TurnsUndelivered",
+    ):
+        alarm = _alarm_on(template, "Knobelcup", metric, "service", "knobelcup")
+        assert alarm["Statistic"] == "Sum" and alarm["Threshold"] == 0
+
+
+# --- the site: the play page and the scripts from a bucket behind CloudFront -------------
+
+CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+CACHING_OPTIMIZED = "658327ea-f89d-4fab-a63d-7e88639e58f6"
+ALL_VIEWER_EXCEPT_HOST = "b689b0a8-53d0-40ab-baf2-68738e2966ac"
+
+
+def _distribution(template: dict[str, Any]) -> dict[str, Any]:
+    config: dict[str, Any] = _properties(template, "SiteDistribution")["DistributionConfig"]
+    return config
+
+
+def test_the_site_is_the_buckets_and_every_other_path_the_apis(template: dict[str, Any]) -> None:
+    config = _distribution(template)
+    origins = {origin["Id"]: origin for origin in config["Origins"]}
+    assert origins["site"]["DomainName"] == {"Fn::GetAtt": ["SiteBucket", "RegionalDomainName"]}
+    assert origins["site"]["OriginAccessControlId"] == {
+        "Fn::GetAtt": ["SiteOriginAccessControl", "Id"]
+    }
+    assert "HttpApi" in origins["api"]["DomainName"]["Fn::Sub"]
+    api = config["DefaultCacheBehavior"]
+    assert api["TargetOriginId"] == "api" and api["CachePolicyId"] == CACHING_DISABLED
+    assert api["OriginRequestPolicyId"] == ALL_VIEWER_EXCEPT_HOST  # Host: API Gateway's own
+    assert set(api["AllowedMethods"]) == {
+        "GET",
+        "HEAD",
+        "OPTIONS",
+        "PUT",
+        "PATCH",
+        "POST",
+        "DELETE",
+    }
+    behaviors = {b["PathPattern"]: b for b in config["CacheBehaviors"]}
+    assert set(behaviors) == {"/assets/*", "/tournaments/*/play"}
+    for behavior in behaviors.values():
+        assert behavior["TargetOriginId"] == "site"
+        assert behavior["CachePolicyId"] == CACHING_OPTIMIZED
+        assert behavior["ResponseHeadersPolicyId"] == {"Ref": "SiteHeaders"}
+        assert behavior["ViewerProtocolPolicy"] == "redirect-to-https"
+    router = [
+        {
+            "EventType": "viewer-request",
+            "FunctionARN": {"Fn::GetAtt": ["SiteRouter", "FunctionARN"]},
+        }
+    ]
+    assert behaviors["/tournaments/*/play"]["FunctionAssociations"] == router
+    assert api["FunctionAssociations"] == router
+    assert "FunctionAssociations" not in behaviors["/assets/*"]
+
+
+def test_the_routers_play_page_is_the_one_the_local_front_routes(template: dict[str, Any]) -> None:
+    from functions.site.routing import PLAY_PAGE  # noqa: PLC0415
+
+    code = _properties(template, "SiteRouter")["FunctionCode"]
+    literal = "/" + PLAY_PAGE.pattern.replace("/", "\\/") + "/"  # as JavaScript writes it
+    assert f"var PLAY_PAGE = {literal};" in code
+    assert _properties(template, "SiteRouter")["FunctionConfig"]["Runtime"] == "cloudfront-js-2.0"
+
+
+def test_the_sites_pages_carry_the_apis_page_headers(template: dict[str, Any]) -> None:
+    from functions.api.security_headers import content_security_policy  # noqa: PLC0415
+
+    config = _properties(template, "SiteHeaders")["ResponseHeadersPolicyConfig"]
+    headers = config["SecurityHeadersConfig"]
+    socket = "wss://${SocketApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}"
+    policy = headers["ContentSecurityPolicy"]
+    assert policy["ContentSecurityPolicy"] == {"Fn::Sub": content_security_policy(socket)}
+    assert policy["Override"] is True
+    assert headers["ContentTypeOptions"] == {"Override": True}
+    assert headers["ReferrerPolicy"] == {"ReferrerPolicy": "no-referrer", "Override": True}
+
+
+def test_only_the_distribution_reads_the_bucket_and_nobody_else_sees_it(
+    template: dict[str, Any],
+) -> None:
+    bucket = _properties(template, "SiteBucket")
+    assert all(bucket["PublicAccessBlockConfiguration"].values())
+    statements = _properties(template, "SiteBucketPolicy")["PolicyDocument"]["Statement"]
+    reads = next(s for s in statements if s["Effect"] == "Allow")
+    assert reads["Principal"] == {"Service": "cloudfront.amazonaws.com"}
+    assert set(reads["Action"]) == {"s3:GetObject", "s3:ListBucket"}  # a missing file: 404
+    source = reads["Condition"]["StringEquals"]["AWS:SourceArn"]["Fn::Sub"]
+    assert source.endswith(":distribution/${SiteDistribution}")
+
+
+def test_every_deploy_puts_the_code_versions_site_into_the_bucket(template: dict[str, Any]) -> None:
+    content = template["Resources"]["SiteContent"]
+    assert content["Type"] == "Custom::SiteContent"
+    properties = content["Properties"]
+    assert properties["ServiceToken"] == {"Ref": "SiteFunction.Alias"}
+    assert properties["Bucket"] == {"Ref": "SiteBucket"}
+    assert properties["CodeVersion"] == {"Ref": "SiteFunction.Version"}  # new code: a new put
+    function = _properties(template, "SiteFunction")
+    assert function["Handler"] == "functions.site.app.lambda_handler"
+    [files, listing] = function["Policies"][0]["Statement"]
+    assert set(files["Action"]) == {"s3:PutObject", "s3:DeleteObject"}
+    assert files["Resource"] == {"Fn::Sub": "${SiteBucket.Arn}/*"}
+    assert listing["Action"] == "s3:ListBucket"
+
+
+def test_the_api_knows_the_distribution_by_a_secret_only_the_stack_holds(
+    template: dict[str, Any],
+) -> None:
+    from functions.api.caller import ORIGIN_HEADER  # noqa: PLC0415
+
+    [api] = [o for o in _distribution(template)["Origins"] if o["Id"] == "api"]
+    [header] = api["OriginCustomHeaders"]
+    secret = {"Fn::Sub": "{{resolve:secretsmanager:${OriginSecret}:SecretString}}"}
+    assert header == {"HeaderName": "X-Knobelcup-Origin", "HeaderValue": secret}
+    assert header["HeaderName"].lower() == ORIGIN_HEADER
+    variables = _properties(template, "ApiFunction")["Environment"]["Variables"]
+    assert variables["KNOBELCUP_ORIGIN_SECRET"] == secret

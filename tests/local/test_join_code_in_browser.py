@@ -39,7 +39,7 @@ def test_the_play_page_asks_for_the_join_code_and_the_qr_link_brings_it(
     typed = context.new_page()
     errors = page_errors(typed)
     typed.goto(f"{site}/play")
-    assert typed.is_visible("#join-code")
+    typed.wait_for_selector("#join-code:not([hidden])")  # the tournament's view asks for it
     typed.fill("#name", "Anna")
     typed.fill("#join-code", "falsch-1")
     typed.click("#join-button")
@@ -61,6 +61,8 @@ def test_the_play_page_asks_for_the_join_code_and_the_qr_link_brings_it(
     scanned.set_default_timeout(WAIT_MS)
     scan_errors = page_errors(scanned)
     scanned.goto(link)
+    # the shell asks for the code once the tournament's view says it needs one
+    scanned.wait_for_selector("#join-code:not([hidden])")
     assert scanned.input_value("#join-code") == CODE
     scanned.fill("#name", "Bernd")
     scanned.click("#join-button")

@@ -19,7 +19,7 @@ from served import lan_address, serve_in_session
 
 from cli.main import build_parser
 from cli.organize import run
-from functions.api.pages.qr import qr_svg
+from functions.pages.qr import qr_svg
 
 
 def _port(url: str) -> int:

@@ -22,7 +22,7 @@ from served import open_cup, play_tournament
 
 from cli.api_client import ApiClient
 from cli.demo_bots import bot_names
-from functions.api.pages.qr import qr_svg
+from functions.pages.qr import qr_svg
 
 SIZES = {"375": PHONE, "1920": SCREEN}
 SMALLEST_TEXT = """() => {

@@ -21,9 +21,9 @@ from core.audit import records_after
 from core.match import Move, Seating, replay_log
 from core.registry import get_game
 from core.words import LANGUAGES, for_scripts
-from functions.api.pages.html import json_data
+from functions.pages.html import json_data
 
-ASSETS = Path(__file__).resolve().parents[2] / "functions/api/pages/assets"
+ASSETS = Path(__file__).resolve().parents[2] / "functions/pages/assets"
 SEATS = ("p-anna", "p-bernd", "p-carla", "p-dieter")
 NAMES = {"p-anna": "Anna", "p-bernd": 'Bernd <i>"B"</i>', "p-carla": "Carla"}  # Dieter: id
 OPTIONS: dict[str, list[dict[str, object]]] = {

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from tournament_kit import StackFactory, bot_tournament, http
 
 from core.bracket import BracketPlan, TableRef
-from functions.api.pages.markup import esc
+from functions.pages.markup import esc
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 REFRESH = '<meta http-equiv="refresh"'

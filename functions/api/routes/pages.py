@@ -3,7 +3,7 @@
 These routes only read, through `infra.services.bracket_reader`: the tournament, at most
 the tables of each round that the picture draws (`DRAWN_PER_ROUND`), and the names of the
 players at them (from the table items). Drawing is the job of the pure
-`functions.api.pages` package, imported when a page is first asked for: a cold
+`functions.pages` package, imported when a page is first asked for: a cold
 start for any other request does not pay its ~10 ms. The pages stay out of the OpenAPI
 document: they are for browsers, not API clients.
 """
@@ -29,8 +29,8 @@ from infra.store.table_item import TableRecord
 from infra.store.tournament_items import Status, TournamentRecord
 
 if TYPE_CHECKING:
-    from functions.api.pages.bracket_svg import Picture, TableBox
-    from functions.api.pages.html import TournamentInfo
+    from functions.pages.bracket_svg import Picture, TableBox
+    from functions.pages.html import TournamentInfo
 
 router = Router()
 HTML = "text/html; charset=utf-8"
@@ -43,7 +43,7 @@ _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
 @router.get("/", include_in_schema=False)
 def landing() -> Response[str]:
     """A form that opens a tournament's bracket by its id, and links to the docs."""
-    from functions.api.pages import html  # noqa: PLC0415  # only pages pay for pages
+    from functions.pages import html  # noqa: PLC0415  # only pages pay for pages
 
     return html_answer(lambda: html.landing_page(*page_language()))
 
@@ -71,9 +71,9 @@ def bracket_page(
     finished; `?projector=1`: for a pub's projector, with the QR code to the play page.
     `&code=` (the organizer's projector link, never shown by the API): the tournament's
     join code, which the QR code then carries to the play page if it is the right one."""
-    from functions.api.pages import html  # noqa: PLC0415
-    from functions.api.pages.projector import projector_page  # noqa: PLC0415
-    from functions.api.pages.qr import qr_svg  # noqa: PLC0415
+    from functions.pages import html  # noqa: PLC0415
+    from functions.pages.projector import projector_page  # noqa: PLC0415
+    from functions.pages.qr import qr_svg  # noqa: PLC0415
 
     def page() -> str:
         tournament = services().tournaments.get(tournament_id)
@@ -126,7 +126,7 @@ def bracket_page(
 @router.get(BRACKET + ".svg", include_in_schema=False, compress=True, cache_control=LIVE)
 def bracket_picture(tournament_id: str) -> Response[str]:
     """The bracket picture alone, a complete SVG document (404 before the start)."""
-    from functions.api.pages.bracket_svg import render  # noqa: PLC0415
+    from functions.pages.bracket_svg import render  # noqa: PLC0415
 
     tournament = services().tournaments.get(tournament_id)
     plan = services().brackets.plan(tournament)
@@ -152,7 +152,7 @@ def bracket_picture(tournament_id: str) -> Response[str]:
 )
 def watch_table(tournament_id: str, table: str) -> Response[str]:
     """One table for spectators: the public view and the log, updating until it is over."""
-    from functions.api.pages import watch  # noqa: PLC0415
+    from functions.pages import watch  # noqa: PLC0415
 
     def page() -> str:
         tournament = services().tournaments.get(tournament_id)
@@ -229,7 +229,7 @@ def dice_check(log: dict[str, Any]) -> str | None:
 
 def _read_bracket(tournament: str, plan: BracketPlan) -> list[dict[int, TableRecord]]:
     """Per round, the seated ones among the tables the picture draws, by index."""
-    from functions.api.pages.bracket_svg import DRAWN_PER_ROUND  # noqa: PLC0415
+    from functions.pages.bracket_svg import DRAWN_PER_ROUND  # noqa: PLC0415
 
     return services().brackets.drawn_tables(tournament, plan, DRAWN_PER_ROUND)
 
@@ -259,7 +259,7 @@ def _picture(
     tournament: TournamentRecord,
     names: dict[str, str],
 ) -> Picture:
-    from functions.api.pages.bracket_svg import (  # noqa: PLC0415
+    from functions.pages.bracket_svg import (  # noqa: PLC0415
         DRAWN_PER_ROUND,
         Picture,
         RoundColumn,
@@ -280,7 +280,7 @@ def _picture(
 def _box(
     plan: BracketPlan, ref: TableRef, table: TableRecord | None, names: dict[str, str]
 ) -> TableBox:
-    from functions.api.pages import bracket_svg as svg  # noqa: PLC0415
+    from functions.pages import bracket_svg as svg  # noqa: PLC0415
 
     successor = tuple(route.table.index for route in plan.routes(ref))
     planned = plan.seats_at(ref)
@@ -308,7 +308,7 @@ AT_PLAY_SHOWN = 48  # tables in play whose points the projector shows at most (a
 def _at_play(picture: Picture, tables: list[dict[int, TableRecord]]) -> Picture:
     """`picture` with each table in play's points and whose turn it is (the projector's),
     from the table items already read."""
-    from functions.api.pages import bracket_svg as svg  # noqa: PLC0415
+    from functions.pages import bracket_svg as svg  # noqa: PLC0415
 
     budget = AT_PLAY_SHOWN
     columns = []
@@ -335,7 +335,7 @@ def _at_play(picture: Picture, tables: list[dict[int, TableRecord]]) -> Picture:
 
 
 def tournament_info(tournament: TournamentRecord) -> TournamentInfo:
-    from functions.api.pages.html import TournamentInfo  # noqa: PLC0415
+    from functions.pages.html import TournamentInfo  # noqa: PLC0415
 
     return TournamentInfo(
         tournament.id,
@@ -362,8 +362,8 @@ def _refresh(tournament: TournamentRecord, drawn: int) -> int | None:
 def html_answer(page: Callable[[], str]) -> Response[str]:
     """The page, or a small HTML page with the status for an unknown tournament or table;
     asked for with `?lang=`, the answer remembers that language in a cookie."""
-    from functions.api.pages import html  # noqa: PLC0415
-    from functions.api.pages.language import LANGUAGE_COOKIE  # noqa: PLC0415
+    from functions.pages import html  # noqa: PLC0415
+    from functions.pages.language import LANGUAGE_COOKIE  # noqa: PLC0415
 
     asked = _asked_language()
     cookies = []
@@ -389,9 +389,9 @@ def _asked_language() -> str:
 def page_language(
     tournament: TournamentRecord | None = None, keep: tuple[str, ...] = ("projector",)
 ) -> tuple[str, str]:
-    """The language a page is drawn in (`functions.api.pages.language.choose`) and the
+    """The language a page is drawn in (`functions.pages.language.choose`) and the
     link of its switch to the other one, keeping the query parameters named in `keep`."""
-    from functions.api.pages import language  # noqa: PLC0415
+    from functions.pages import language  # noqa: PLC0415
 
     event = router.current_event
     jar = [*(event.get("cookies") or []), *event.headers.get("cookie", "").split(";")]
@@ -435,9 +435,10 @@ def site_url(path: str) -> str:
 
 
 def _asked_url(path: str) -> str:
-    """`path` on the host asked; '' without a plausible host."""
+    """`path` on the host asked (the site's, which CloudFront's router names as
+    `X-Forwarded-Host`: API Gateway sees its own); '' without a plausible host."""
     headers = router.current_event.headers
-    host = headers.get("host") or ""
+    host = headers.get("x-forwarded-host") or headers.get("host") or ""
     scheme = headers.get("x-forwarded-proto") or "http"  # API Gateway always sends it
     if not _HOST.fullmatch(host) or scheme not in ("http", "https"):
         return ""

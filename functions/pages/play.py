@@ -1,24 +1,20 @@
 """The play page: a person plays a tournament from a phone's browser.
 
-The page is a frame; its script (`assets/play.js`) does the playing through the public
-API, as any client does: it registers with a name, or resumes with a token from the link
-(`play#token=…`, a fragment, so it never reaches a server or its logs), keeps the token
-in the browser only (localStorage), shows the player's own dice under the cup, the legal
-actions as buttons and the table's story, following it over the WebSocket.
+The page is one static shell per language for every tournament (`functions.site`: a
+million phones opening it ask the API for nothing); its script (`assets/play.js`) reads
+which tournament from the page's address, fills the header in from the tournament's
+public view and does the playing through the public API, as any client does: it
+registers with a name, or resumes with a token from the link (`play#token=…`, a
+fragment, so it never reaches a server or its logs), keeps the token in the browser only
+(localStorage), shows the player's own dice under the cup, the legal actions as buttons
+and the table's story, following it over the WebSocket.
 """
 
 from __future__ import annotations
 
 from core.words import say
-from functions.api.pages.html import (
-    TournamentInfo,
-    document,
-    header,
-    json_data,
-    live_main,
-    tournament_title,
-)
-from functions.api.pages.markup import esc
+from functions.pages.html import document, json_data, live_main
+from functions.pages.markup import esc
 
 PLAY_CSS = """
 #join form{margin:6px 0 0}
@@ -32,32 +28,26 @@ button.quiet{font-size:14px;min-height:32px;background:none;border:1px solid #98
 """
 
 
-def play_page(
-    info: TournamentInfo,
-    socket: str,
-    *,
-    join_code_required: bool = False,
-    lang: str = "en",
-    switch: str = "",
-) -> str:
-    """The frame of the play page; the script fills it in. Where the tournament needs
-    its join code, the form asks for it too (filled in from the link's `?code=`, as the
-    projector's QR code carries it)."""
-    title = tournament_title(info, lang)
+def play_shell(lang: str = "en", socket: str = "") -> str:
+    """The play page in `lang` for any tournament: the script fills in the header (the
+    tournament's name, game, numbers and status) and, where the tournament needs its
+    join code, the form's field for it (filled in from the link's `?code=`, as the
+    projector's QR code carries it). `socket`: the WebSocket API's URL ('': `/ws` beside
+    the page)."""
 
     def w(key: str) -> str:
         return esc(say(lang, key))
 
-    data = {
-        "tournament": info.id,
-        "game": info.game,
-        "status": info.status,
-        "join_code_required": join_code_required,
-    }
+    head = (
+        "<header><h1 id=tournament-name>Knobelcup</h1><div class=meta><span class=game></span>"
+        " · <span class=players></span> · <span class=tables></span> · "
+        "<span class=badge data-status=''></span>"
+        f" · <a href='bracket'>{w('link.bracket')}</a></div></header>"
+    )
     body = "".join(
         [
-            header(info, title, f" · <a href='bracket'>{w('link.bracket')}</a>", lang),
-            live_main(info.id, None, socket, narrow=True),
+            head,
+            live_main("", None, socket, narrow=True),
             "<div id=notice class=notice role=status hidden></div>",
             f"<div id=link-state class='notice offline' role=status hidden>{w('play.offline')}"
             "</div>",
@@ -87,16 +77,15 @@ def play_page(
             f"{w('play.other_device_hint')}</p>"
             "<p class=link><a id=resume-link></a></p></details></section>",
             f"<noscript><p class=notice>{w('play.needs_script')}</p></noscript>",
-            json_data("play-data", data),
+            json_data("play-data", {}),
             "</main>",
         ]
     )
     return document(
-        say(lang, "play.title", title=title),
+        say(lang, "play.title", title="Knobelcup"),
         body,
         scripts=["story.js", "live.js", "table.js", "play.js"],
         root="../../",
         css=PLAY_CSS,
         lang=lang,
-        switch=switch,
     )

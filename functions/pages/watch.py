@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.words import WORDS, language, say
-from functions.api.pages.bracket_svg import BYE, OVER, PLAYING, WAITING
-from functions.api.pages.html import (
+from functions.pages.bracket_svg import BYE, OVER, PLAYING, WAITING
+from functions.pages.html import (
     TournamentInfo,
     document,
     header,
@@ -22,7 +22,7 @@ from functions.api.pages.html import (
     live_main,
     tournament_title,
 )
-from functions.api.pages.markup import esc
+from functions.pages.markup import esc
 
 _NOT_FACTS = {"game", "version", "options", "seats", "to_act", "legal_actions", "ranking"}
 

@@ -5,7 +5,7 @@
 // tells one record (me: the player told as "you", or null for a spectator).
 "use strict";
 (function (K) {
-  // Written from the game modules (Game.title): python -m functions.api.pages.titles
+  // Written from the game modules (Game.title): python -m functions.pages.titles
   const TITLES = { maexchen: "Mäxchen", mariechen: "Mariechen", zweiundvierzig: "42 muss kommen" };
   const PHASES = new Set(["hinrunde", "playoff", "rueckrunde"]);
   const MAEXCHEN = 21;

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from core.registry import game_title
 from core.words import count, for_scripts, number, say
-from functions.api.pages.bracket_svg import (
+from functions.pages.bracket_svg import (
     BYE,
     OVER,
     PLAYING,
@@ -24,9 +24,9 @@ from functions.api.pages.bracket_svg import (
     RoundColumn,
     render,
 )
-from functions.api.pages.language import other
-from functions.api.pages.live_css import LIVE_CSS
-from functions.api.pages.markup import esc
+from functions.pages.language import other
+from functions.pages.live_css import LIVE_CSS
+from functions.pages.markup import esc
 
 CSS = """
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",

@@ -1,7 +1,7 @@
 """The games' titles for the pages' scripts, written from the game modules (`Game.title`).
 
 `assets/story.js` carries them as one generated line, since a script cannot ask the
-registry; `python -m functions.api.pages.titles` writes that line again after a game is
+registry; `python -m functions.pages.titles` writes that line again after a game is
 added or renamed, and a test fails while the line and the game modules disagree.
 """
 

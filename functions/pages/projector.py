@@ -3,7 +3,7 @@ large type, the QR code to the play page on the left, the rounds side by side an
 standings; no scrolling, whatever the tournament's size (what does not fit is counted).
 
 Pure like the other pages: the route hands in the picture, the standings and the QR
-code (an SVG made by `functions.api.pages.qr`).
+code (an SVG made by `functions.pages.qr`).
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from collections.abc import Sequence
 
 from core.registry import game_title
 from core.words import count, number, say
-from functions.api.pages.bracket_svg import OUT, PLAYING, Picture, RoundColumn, TableBox
-from functions.api.pages.html import (
+from functions.pages.bracket_svg import OUT, PLAYING, Picture, RoundColumn, TableBox
+from functions.pages.html import (
     TournamentInfo,
     document,
     live_main,
     status_word,
     tournament_title,
 )
-from functions.api.pages.markup import esc
+from functions.pages.markup import esc
 
 STATES = ("waiting", "playing", "over", "bye")
 BOARD_HEIGHT = 900  # px the round columns may fill below their headings

@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from core.words import count, say
-from functions.api.pages.markup import clip, esc
+from functions.pages.markup import clip, esc
 
 WAITING, PLAYING, OVER, BYE = "waiting", "playing", "over", "bye"
 ON, OUT = "on", "out"

@@ -6,7 +6,7 @@
 (function (K) {
   const data = K.embedded("play-data");
   if (!data) return;
-  const tournament = data.tournament;
+  const tournament = ofAddress();
   const base = "tournaments/" + encodeURIComponent(tournament);
   const KEY = "knobelcup.seat." + tournament;
   const ACTIONS = ["throw", "doubt", "blind_reroll", "stop", "concede"];
@@ -21,8 +21,10 @@
   let following = null;
   let deadline = null; // when the turn in play times out (epoch s, the server's clock)
   let wasMine = false;
+  let opened = null; // the tournament read at the start, until the first tellWhere uses it
   const names = {};
-  const TITLE = document.title;
+  let TITLE = document.title;
+  const LANGUAGE_COOKIE = "knobelcup_lang";
   const SOUND = "knobelcup.sound";
 
   function load() {
@@ -121,7 +123,54 @@
   };
   showSound();
 
+  // The tournament the page is for: the one shell serves /tournaments/{id}/play for all.
+  function ofAddress() {
+    const parts = location.pathname.split("/");
+    return decodeURIComponent(parts[parts.length - 2] || "");
+  }
+
+  // The tournament as its public view tells it, read again until the service answers.
+  async function readTournament() {
+    for (let pause = 1000; ; pause = Math.min(pause * 2, 15000)) {
+      const cup = await K.api("GET", base);
+      if (cup.status === 200 || cup.status === 404) return cup;
+      await new Promise((resolve) => setTimeout(resolve, pause * (0.75 + Math.random() / 2)));
+    }
+  }
+
+  function cookie(name) {
+    const found = document.cookie.split(";").map((c) => c.trim().split("=")).find(([k]) => k === name);
+    return found ? decodeURIComponent(found[1] || "") : "";
+  }
+
+  // The page's language (the site chose it from ?lang=, the cookie, Accept-Language):
+  // a language asked for with ?lang= is remembered; where the person chose none, the
+  // organizer's choice for the tournament wins over the browser's, so the page loads
+  // again in it. True while it does.
+  function speakTheRightLanguage(cup) {
+    const query = new URLSearchParams(location.search);
+    const asked = query.get("lang");
+    if ((asked === "de" || asked === "en") && query.get("by") !== "organizer") {
+      const secure = location.protocol === "https:" ? "; secure" : "";
+      document.cookie = LANGUAGE_COOKIE + "=" + asked + "; path=/; max-age=31536000; samesite=lax" + secure;
+      return false;
+    }
+    const chosen = cup.language;
+    if (asked || cookie(LANGUAGE_COOKIE) || !chosen || chosen === document.documentElement.lang) return false;
+    query.set("lang", chosen);
+    query.set("by", "organizer");
+    location.replace(location.pathname + "?" + query.toString() + location.hash);
+    return true;
+  }
+
   async function start() {
+    const cup = await readTournament();
+    if (cup.status === 404) return notice(K.say("play.no_tournament", { id: tournament }), "bad");
+    if (speakTheRightLanguage(cup.body)) return;
+    data.status = cup.body.status;
+    data.join_code_required = Boolean(cup.body.join_code_required);
+    showTournament(cup.body);
+    opened = cup.body;
     const linked = takeLinkToken();
     if (linked) save({ token: linked, player: null, name: null });
     if (!seat) return showJoin();
@@ -212,7 +261,9 @@
 
   async function tellWhere(where) {
     let text = K.say("play.you_play_as", { name: where.name });
-    const cup = await K.api("GET", base);
+    // the tournament as the page read it when it opened, else as it stands now
+    const cup = opened ? { status: 200, body: opened } : await K.api("GET", base);
+    opened = null;
     const known = cup.status === 200;
     if (known) showTournament(cup.body);
     if (where.tournament_status === "finished") {
@@ -273,6 +324,15 @@
     showStatus(cup.status === "starting" && table ? "running" : cup.status);
     const players = document.querySelector("header .players");
     if (players) players.textContent = K.count(cup.player_count, "players");
+    const title = cup.name || K.say("tournament.unnamed", { id: cup.id });
+    if ($("tournament-name").textContent !== title) {
+      $("tournament-name").textContent = title;
+      TITLE = K.say("play.title", { title });
+      document.title = TITLE;
+    }
+    document.querySelector("header .game").textContent = K.TITLES[cup.game] || cup.game;
+    document.querySelector("header .tables").textContent =
+      K.say("tournament.tables", { size: cup.table_size, advance: cup.advance });
   }
 
   function showStatus(status) {

@@ -120,6 +120,11 @@ class Calibration:
             return dict(self.data["per_phone"]), dict(self.data["per_phone_units"])
         return self.per_player, dict(self.data["per_player_units"])
 
+    def site_bytes(self, pace: str) -> float:
+        """The bytes the site's distribution sends a player of `pace` (a phone loads the
+        play page and its scripts; a bot nothing)."""
+        return float(self.data.get("per_phone_site_bytes", 0)) if pace == "people" else 0.0
+
     def actions(self, plan: BracketPlan) -> float:
         """How many actions the tournament's tables take, all rounds together."""
         return float(self.data["actions_per_seat"]) * played_seats(plan)[1]

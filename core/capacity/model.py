@@ -46,6 +46,7 @@ FUNCTIONS = {
     "SweeperFunction": (500.0, 512),
 }
 API_GATEWAY = ("http:", "apigateway:")  # every one an API Gateway request (account RPS)
+CDN = "cdn:"  # a request to the site's CloudFront distribution (its play page, its scripts)
 
 
 @dataclass(frozen=True)
@@ -219,10 +220,13 @@ def build_plan(cal: Calibration, quotas: dict[str, Quota], players: int, shape: 
     registrations = players / (shape.registration_minutes * 60)
     connects = quotas["websocket_connects_per_second"]
     found.append(Demand(connects, registrations, "connects/s over registration"))
-    # people on phones open the play page and its scripts, register, read, ask for a
-    # socket ticket: every one an API Gateway request, spread over the registration
+    # people on phones register, read, ask for a socket ticket: every one an API Gateway
+    # request, spread over the registration
     joining = _sum(cal.per_person(pace)[0], *API_GATEWAY) * registrations
     found.append(Demand(quotas["apigateway_rps"], joining, "requests/s over registration"))
+    # the play page and its scripts come from the site's distribution instead
+    site = _sum(cal.per_person(pace)[0], CDN) * registrations
+    found.append(Demand(quotas["cloudfront_rps"], site, "requests/s over registration"))
     actions = sum(r.actions for r in rounds)
     counts = cal.counts(players, actions, pace)
     plan = Plan(

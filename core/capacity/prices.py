@@ -37,6 +37,8 @@ def usage(plan: Plan, cal: Calibration) -> dict[str, float]:
         "lambda_request": sum(invocations.values()),
         "lambda_gb_second": gb_seconds,
         "http_request": sum(v for k, v in counts.items() if k.startswith("http:")),
+        "cdn_request": sum(v for k, v in counts.items() if k.startswith("cdn:")),
+        "cdn_gb": players * cal.site_bytes(plan.pace) / 1e9,
         "websocket_message": socket,
         "websocket_connection_minute": players * plan.play_seconds / 60,
         "dynamodb_wru": per_unit[0].get("WCU", 0) * actions + per_unit[1].get("WCU", 0) * players,

@@ -107,14 +107,20 @@ def test_people_join_on_phones_whose_pages_and_tickets_count_against_the_api() -
         )
 
     phone, _ = CAL.per_person("people")
-    # a phone: the page, its scripts, the registration, its reads, the socket's ticket
-    assert phone["http:GET /tournaments/{}/play"] == 1
+    # a phone: the registration, its reads, the socket's ticket on the API; the page and
+    # its scripts from the site's distribution, never the API
+    assert phone["cdn:GET /tournaments/{}/play"] == 1
+    assert phone["cdn:GET /assets/{}"] >= 4
+    assert not [k for k in phone if k in ("http:GET /tournaments/{}/play", "http:GET /assets/{}")]
     assert phone["http:POST /tournaments/{}/me/socket-ticket"] == 1
-    assert phone["http:GET /assets/{}"] >= 4
     requests = sum(v for k, v in phone.items() if k.startswith(("http:", "apigateway:")))
     assert joining(people) == pytest.approx(requests * 1_000_000 / 1800)
-    # a bot registers and connects: two requests; a phone several times as many
-    assert joining(people) > 4 * joining(bots)
+    [site] = [d for d in people.demands if d.quota.name == "cloudfront_rps"]
+    pages = sum(v for k, v in phone.items() if k.startswith("cdn:"))
+    assert site.peak == pytest.approx(pages * 1_000_000 / 1800) and site.share < 1
+    # a bot registers and connects: two requests; a phone several times as many (the
+    # page and its scripts not among them)
+    assert joining(people) > 3 * joining(bots)
     assert people.totals["http:POST /tournaments/{}/me/socket-ticket"] == pytest.approx(1_000_000)
     assert "http:POST /tournaments/{}/me/socket-ticket" not in bots.totals
 

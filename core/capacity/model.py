@@ -47,6 +47,9 @@ FUNCTIONS = {
 }
 API_GATEWAY = ("http:", "apigateway:")  # every one an API Gateway request (account RPS)
 CDN = "cdn:"  # a request to the site's CloudFront distribution (its play page, its scripts)
+# what reaches the site's distribution: its own files, and every HTTP API request, which
+# goes through it (the WebSocket API does not)
+THROUGH_CDN = (CDN, "http:")
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,7 @@ def demands(
     busiest = max(concurrency.values())
     found = [
         Demand(quotas["apigateway_rps"], _sum(rates, *API_GATEWAY), "requests/s"),
+        Demand(quotas["cloudfront_rps"], _sum(rates, *THROUGH_CDN), "requests/s"),
         Demand(quotas["scheduler_create_tps"], rates.get("scheduler:CreateSchedule", 0.0), "/s"),
         Demand(quotas["scheduler_delete_tps"], rates.get("scheduler:DeleteSchedule", 0.0), "/s"),
         Demand(quotas["scheduler_invocations_tps"], timeouts, "/s"),
@@ -224,8 +228,9 @@ def build_plan(cal: Calibration, quotas: dict[str, Quota], players: int, shape: 
     # request, spread over the registration
     joining = _sum(cal.per_person(pace)[0], *API_GATEWAY) * registrations
     found.append(Demand(quotas["apigateway_rps"], joining, "requests/s over registration"))
-    # the play page and its scripts come from the site's distribution instead
-    site = _sum(cal.per_person(pace)[0], CDN) * registrations
+    # the play page and its scripts come from the site's distribution, and the API's
+    # requests pass through it
+    site = _sum(cal.per_person(pace)[0], *THROUGH_CDN) * registrations
     found.append(Demand(quotas["cloudfront_rps"], site, "requests/s over registration"))
     actions = sum(r.actions for r in rounds)
     counts = cal.counts(players, actions, pace)

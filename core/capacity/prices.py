@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 from core.capacity.calibration import Calibration
-from core.capacity.model import FUNCTIONS, TIMED_OUT_TURNS, Plan, queued
+from core.capacity.model import FUNCTIONS, THROUGH_CDN, TIMED_OUT_TURNS, Plan, queued
 
 PRICES_FILE = Path(__file__).with_name("prices.json")
+ROUTED_PAGE = "cdn:GET /tournaments/{}/play"  # the site's file its router chooses
 
 
 def load_prices() -> tuple[dict[str, float], str]:
@@ -37,7 +38,12 @@ def usage(plan: Plan, cal: Calibration) -> dict[str, float]:
         "lambda_request": sum(invocations.values()),
         "lambda_gb_second": gb_seconds,
         "http_request": sum(v for k, v in counts.items() if k.startswith("http:")),
-        "cdn_request": sum(v for k, v in counts.items() if k.startswith("cdn:")),
+        # the API's requests reach it through the site's distribution too, and its router
+        # runs on them and on the play page (not on the scripts)
+        "cdn_request": sum(v for k, v in counts.items() if k.startswith(THROUGH_CDN)),
+        "cdn_function": sum(
+            v for k, v in counts.items() if k.startswith("http:") or k == ROUTED_PAGE
+        ),
         "cdn_gb": players * cal.site_bytes(plan.pace) / 1e9,
         "websocket_message": socket,
         "websocket_connection_minute": players * plan.play_seconds / 60,

@@ -19,7 +19,9 @@ from moto.sqs.models import Message, sqs_backends
 from local.fake_aws import fake_aws
 from local.moto_atomic import (
     _EVERY_QUEUE_ATTRIBUTE,
+    _SHORTCUT_PLACES,
     _QueueAttributes,
+    faster,
     moto_server,
     stop_process,
 )
@@ -217,3 +219,11 @@ def test_queue_attributes_are_moto_s_own_but_each_read_when_asked(
         attributes = _QueueAttributes(queues["work"])
         assert attributes.get("ContentBasedDeduplication") is None and not walked
         assert attributes["ApproximateNumberOfMessages"] == 2 and walked  # counted when asked
+
+
+def test_the_shortcuts_of_a_block_are_gone_after_it() -> None:
+    # a test on `faster` must leave moto's own code to the tests after it in its process
+    own = {(owner, name): vars(owner)[name] for owner, name in _SHORTCUT_PLACES}
+    with faster():
+        assert all(vars(owner)[name] is not code for (owner, name), code in own.items())
+    assert all(vars(owner)[name] is code for (owner, name), code in own.items())

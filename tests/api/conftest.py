@@ -15,6 +15,7 @@ from infra.bootstrap import build_jobs, build_services
 from infra.dice import DiceSource, ScriptedDice, SeededDice
 from infra.settings import Settings
 from infra.tokens import seeded_ids
+from local.moto_atomic import faster
 from local.provision import create_tables
 
 TABLE = "knobelcup"
@@ -34,7 +35,7 @@ def dice(request: pytest.FixtureRequest) -> DiceSource:
 def stack(aws_env: None, monkeypatch: pytest.MonkeyPatch, dice: DiceSource) -> Iterator[Stack]:
     """A fresh moto account with the template's table and the API wired to it."""
     monkeypatch.setenv("KNOBELCUP_TABLE", TABLE)
-    with mock_aws():
+    with faster(), mock_aws():  # moto with the local server's shortcuts (tests/progression)
         client = boto3.client("dynamodb")
         create_tables(client, names={"KnobelcupTable": TABLE})
         settings = Settings.from_env()

@@ -4,10 +4,14 @@ result is that of the same tournament unpaced."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from tournament_kit import NOW, StackFactory, bot_tournament
 
+from functions.wiring import use_services
+from infra.bootstrap import build_services
+from infra.dice import PlaceSeededDice
 from infra.services.sweeper import DeadlineSweeper
 from infra.store.capacity import CAPACITY_KEY, QUEUE_PK, CapacityStore
 from infra.store.stores import Stores
@@ -115,6 +119,66 @@ def test_a_queued_table_shows_its_place_and_refuses_actions(local_stack: StackFa
     assert not stack.delivery.schedules.pending() or all(
         "R1-5" not in name for name in stack.delivery.schedules.pending()
     )
+
+
+class Counting:
+    """A DynamoDB client that counts the calls made through it."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.client, name)
+        if not callable(method) or name.startswith("_") or name == "exceptions":
+            return method
+
+        def counted(**kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return method(**kwargs)
+
+        return counted
+
+
+def test_me_at_a_table_in_play_reads_the_tournament_and_the_player_only(
+    local_stack: StackFactory,
+) -> None:
+    stack = local_stack("me", tables_in_play=BUDGET)
+    run = bot_tournament(stack)
+    run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
+    run.register([f"bot {n}" for n in range(PLAYERS)])
+    run.start(in_registration_order=True)
+    stack.delivery.settle()
+    seat = next(iter(run.bots.values()))  # at R1-1, in play
+    last = list(run.bots.values())[-1]  # at R1-5, the third queued
+    base = f"/tournaments/{run.tournament}"
+    client = Counting(stack.dynamodb)
+    use_services(
+        build_services(stack.settings, client=client, dice=PlaceSeededDice("x"), clock=lambda: NOW)
+    )
+
+    def me(token: str) -> tuple[dict[str, Any], dict[str, int]]:
+        client.calls.clear()
+        answer = run.call("GET", f"{base}/me", token=token)
+        assert answer.status == 200
+        return answer.body, dict(client.calls)
+
+    first, first_calls = me(seat.token)
+    assert first["table"] == "R1-1" and first["queue"] is None
+    assert first_calls == {"get_item": 3}, "the tournament, the player, whether R1-1 waits"
+    for _ in range(3):
+        again, calls = me(seat.token)
+        assert again == first
+        assert calls == {"get_item": 2}, "a table seen in play never waits again"
+
+    queued, queued_calls = me(last.token)
+    assert queued["table"] == "R1-5" and queued["queue"]["place"] == 3
+    assert queued_calls == {"get_item": 4}, "and the capacity item, for its place"
+    for _ in range(2):
+        still, calls = me(last.token)
+        assert still == queued, "a queued table is read again: its place moves"
+        assert calls == {"get_item": 3}, "the capacity item is read every few seconds"
+    use_services(stack.api)
 
 
 def capacity_of(stack: LocalStack) -> CapacityStore:

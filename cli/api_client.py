@@ -4,7 +4,8 @@ One `ApiClient` keeps one keep-alive connection, so it belongs to one thread. `c
 returns every answer as it came (status, JSON body, raw text); `ok` raises `ApiError`
 for anything but success, with the service's error code and message. `Retrying` sends
 through a client and retries what is worth retrying (429, 5xx, a lost connection) with
-exponential backoff and jitter, honouring Retry-After, until its budget runs out; a
+exponential backoff and jitter, honouring Retry-After, until its budget runs out (the
+loop is the service's own, `infra.retry.retry`); a
 service that never answered (nothing listens there, an unknown host) is given up on
 within seconds, with the address tried and how to start one (`ServiceUnreachable`).
 """
@@ -18,6 +19,7 @@ import json
 import math
 import random
 import socket
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +27,7 @@ from datetime import UTC
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit
 
+from infra import retry as shared  # the retry loop the functions use too
 from local.lambda_events import HttpAnswer
 
 DEFAULT_URL = "http://127.0.0.1:3000"
@@ -198,7 +201,16 @@ class RetryPolicy:
 
     def backoff(self, retry: int, jitter: float) -> float:
         """The wait before retry number `retry` (from 1), `jitter` drawn from [0, 1)."""
-        return jitter * min(self.max_wait, self.first_wait * 2.0 ** min(retry - 1, 60))
+        return self.retry_policy().backoff(retry, jitter)
+
+    def retry_policy(self) -> shared.RetryPolicy:
+        """The policy for `infra.retry.retry`: as many attempts as the budget allows."""
+        return shared.RetryPolicy(
+            attempts=sys.maxsize,
+            first_wait=self.first_wait,
+            max_wait=self.max_wait,
+            budget=self.budget,
+        )
 
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:
@@ -223,6 +235,23 @@ def worth_retrying(status: int, idempotent: bool = True) -> bool:
     """429 always (the request was turned away, not done); a 5xx only when sending the
     request again cannot do it twice."""
     return status == THROTTLED or (idempotent and status >= 500)
+
+
+class _Again(Exception):
+    """A request worth sending again: what went wrong, the wait the service asked for
+    (a Retry-After), and the error of a service that was never reached."""
+
+    def __init__(
+        self, failure: str, asked: float | None = None, unreached: BaseException | None = None
+    ) -> None:
+        super().__init__(failure)
+        self.failure = failure
+        self.asked = asked
+        self.unreached = unreached
+
+
+def _asked_wait(error: BaseException) -> float | None:
+    return error.asked if isinstance(error, _Again) else None
 
 
 @dataclass
@@ -250,12 +279,8 @@ class Retrying:
         `idempotent=False` (a registration, which has no Idempotency-Key) retries only
         what surely did nothing: a 429, or a connection that reached no service.
         """
-        started = self.clock()
-        attempt = 0
-        while True:
-            attempt += 1
-            wait: float | None = None
-            unreached: BaseException | None = None
+
+        def attempt() -> HttpAnswer:
             try:
                 answer = self.transport.call(method, path, body, **request)
             except (OSError, http.client.HTTPException) as error:
@@ -264,25 +289,59 @@ class Retrying:
                 if not idempotent and not unsent:
                     raise
                 unreached = error if unsent and not self._reached() else None
-                failure = _failure(error)
-            else:
-                if not worth_retrying(answer.status, idempotent):
-                    return answer
-                failure = str(ApiError(method, path, answer))
-                wait = retry_after_seconds(answer.headers.get("retry-after"), self.wall_clock())
-            asked = "" if wait is None else f"; the service asked to wait {wait:g} s more"
-            if wait is None:
-                wait = self.policy.backoff(attempt, self.jitter())
+                raise _Again(_failure(error), unreached=unreached) from error
+            if not worth_retrying(answer.status, idempotent):
+                return answer
+            asked = retry_after_seconds(answer.headers.get("retry-after"), self.wall_clock())
+            raise _Again(str(ApiError(method, path, answer)), asked)
+
+        policy = self.policy
+        # a service never reached is given up on sooner (and never later than the budget)
+        unreached_budget = min(policy.unreached_budget, policy.budget)
+
+        def budget_of(error: BaseException) -> float:
+            unreached = isinstance(error, _Again) and error.unreached is not None
+            return unreached_budget if unreached else policy.budget
+
+        retries = 0
+        drawn = 0.0  # the last jitter drawn: the wait that was not made, when it gives up
+
+        def heard(_: BaseException) -> None:
+            nonlocal retries
+            retries += 1
+
+        def jitter() -> float:
+            nonlocal drawn
+            drawn = self.jitter()
+            return drawn
+
+        started = self.clock()
+        try:
+            return shared.retry(
+                attempt,
+                policy=policy.retry_policy(),
+                retryable=lambda error: isinstance(error, _Again),
+                sleep=self.sleep,
+                jitter=jitter,
+                clock=self.clock,
+                wait_hint=_asked_wait,
+                on_retry=heard,
+                budget_of=budget_of,
+            )
+        except _Again as again:
             spent = self.clock() - started
-            if unreached is not None and spent + wait > self.policy.unreached_budget:
+            # never reached (so no Retry-After): the wait it would have made is a backoff
+            waited = spent + policy.backoff(retries + 1, drawn)
+            if again.unreached is not None and waited > policy.unreached_budget:
                 url = str(getattr(self.transport, "base_url", "the service"))
-                raise ServiceUnreachable(url, unreached) from unreached
-            if spent + wait > self.policy.budget:
-                raise RetriesExhausted(
-                    f"{method} {path}: gave up after {attempt} attempts in {spent:.1f} s "
-                    f"(retry budget {self.policy.budget:g} s){asked}; last: {failure}"
-                )
-            self.sleep(wait)
+                raise ServiceUnreachable(url, again.unreached) from again.unreached
+            asked = (
+                "" if again.asked is None else f"; the service asked to wait {again.asked:g} s more"
+            )
+            raise RetriesExhausted(
+                f"{method} {path}: gave up after {retries + 1} attempts in {spent:.1f} s "
+                f"(retry budget {policy.budget:g} s){asked}; last: {again.failure}"
+            ) from None
 
     def _reached(self) -> bool:
         """Whether the service has answered this transport once (a fake without the

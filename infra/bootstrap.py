@@ -21,10 +21,8 @@ from infra.services.socket_tickets import SocketTicketService
 from infra.services.tournaments import Clock, TournamentService
 from infra.services.turns import TurnService
 from infra.settings import Settings
-from infra.store.capacity import QUEUED, QueuedTable
 from infra.store.rate_limits import RateLimiter
 from infra.store.stores import Stores
-from infra.store.table_item import TableRecord
 
 # What the stream readers retry when AWS throttles them (docs/operations.md, "When AWS
 # says slow down"): each call up to 5 times, waits of 50 ms doubling up to 1 s with full
@@ -243,12 +241,7 @@ def build_pusher(
     dynamodb = client if client is not None else aws_client("dynamodb")
     store = ConnectionStore(RetryingClient(dynamodb, retrier, "DynamoDB"), settings.table_name)
     capacity = _stores(settings, dynamodb).capacity
-
-    def place_of(table: TableRecord, seq: int) -> tuple[int, int]:
-        placed = capacity.placed(QueuedTable(table, seq, QUEUED), time.time())
-        return placed.place, placed.expected_start
-
-    return Pusher(store, management, retrier=retrier, place_of=place_of)
+    return Pusher(store, management, retrier=retrier, place_of=capacity.place_of)
 
 
 def build_sockets(

@@ -129,11 +129,13 @@ def retry(
     budget: Budget | None = None,
     wait_hint: Callable[[BaseException], float | None] | None = None,
     on_retry: Callable[[BaseException], None] | None = None,
+    budget_of: Callable[[BaseException], float] | None = None,
 ) -> T:
     """`call()`'s answer, retried while it raises what `retryable` picks, as `policy`
     and `budget` allow; then its last error is raised as it was. `wait_hint` may name
     the wait an error asks for (a Retry-After), which is then waited as asked;
-    `on_retry` hears every error that is retried."""
+    `on_retry` hears every error that is retried; `budget_of` may give an error a
+    budget of its own, in place of the policy's (seconds since the first attempt)."""
     started = clock()
     attempt = 0
     while True:
@@ -145,7 +147,8 @@ def retry(
                 raise
             hinted = wait_hint(error) if wait_hint is not None else None
             wait = policy.backoff(attempt, jitter()) if hinted is None else hinted
-            if clock() + wait - started > policy.budget:
+            allowed = policy.budget if budget_of is None else budget_of(error)
+            if clock() + wait - started > allowed:
                 raise
             if budget is not None and not budget.allows(wait):
                 raise

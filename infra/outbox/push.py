@@ -137,8 +137,9 @@ def table_push(change: StreamChange, after: int | None = -1) -> TablePush | None
     return TablePush(after, table)
 
 
-# a queued table's place in the queue and expected start (`CapacityStore.placed`)
-PlaceOf = Callable[[TableRecord, int], tuple[int, int]]
+# a queued table's place in the queue and expected start, from its sequence and the
+# time now (`CapacityStore.place_of`)
+PlaceOf = Callable[[int, float], tuple[int, int]]
 
 
 def queued_table(change: StreamChange) -> tuple[TableRecord, int] | None:
@@ -305,7 +306,7 @@ class Pusher:
         if queued is None or self._place_of is None:
             return []
         table, seq = queued
-        message = queued_message(table, *self._place_of(table, seq))
+        message = queued_message(table, *self._place_of(seq, time.time()))
         pks = [player_sockets(table.tournament, player) for player in table.seating.seats]
         sockets = self._sockets(pks)
         return [_Post(c, [message], listed_in=pk) for pk in pks for c in sorted(sockets[pk])]

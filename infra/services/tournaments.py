@@ -30,7 +30,7 @@ from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized,
 from infra.jobs import start as start_job
 from infra.services.join_codes import check_join_code, join_code_hash
 from infra.store.audit import Audited
-from infra.store.capacity import CapacityStore
+from infra.store.capacity import QUEUED, CapacityStore
 from infra.store.game_tables import GameTableStore
 from infra.store.job_store import JobStore, chunked
 from infra.store.plans import plan_of
@@ -52,6 +52,9 @@ from infra.tokens import (
 
 ORGANIZER = "organizer"
 JOIN_CODES_KEPT = 10_000
+# tables a container knows will never wait for a slot again (`_queue_place`), the least
+# recently asked dropped first: some 100 bytes each
+NOT_WAITING_KEPT = 50_000
 SEEDING_RULE = "rules §5.2 seeding"
 Clock = Callable[[], float]
 # the organizer's audit entry for a change to a tournament, with its detail (`OrganizerService`)
@@ -85,6 +88,7 @@ class TournamentService:
         self._retention = retention_seconds
         self._tournament_ids = tournament_ids  # `new_id`; a seeded sequence in test stacks
         self._join_codes: OrderedDict[str, str] = OrderedDict()  # tournament → its hash
+        self._not_waiting: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     def create(
         self,
@@ -322,14 +326,27 @@ class TournamentService:
         }
 
     def _queue_place(self, tournament: str, ref: str) -> dict[str, int] | None:
-        """Where the player's table stands in the queue, if it waits for a slot: one read
-        (two while it waits), only on a paced deployment."""
+        """Where the player's table stands in the queue, if it waits for a slot: only on a
+        paced deployment, one read (two while it waits) the first time a container is
+        asked about the table, and none once the table is known not to wait.
+
+        A table `/me` names is seated or queued already (round 1's are hidden until the
+        start has seated them all; a later round's players are moved after their table
+        is seated), and a table in play never waits again: without a queued twin it was
+        seated directly, and a twin once started or cancelled stays so."""
         if self._capacity is None:
             return None
-        waiting = self._capacity.queued_table(tournament, ref)
-        if waiting is None:
+        known = (tournament, ref)
+        if known in self._not_waiting:
+            self._not_waiting.move_to_end(known)
             return None
-        placed = self._capacity.placed(waiting, self._clock())
+        waiting = self._capacity.queued_table(tournament, ref)
+        placed = None if waiting is None else self._capacity.placed(waiting, self._clock())
+        if placed is None or placed.status != QUEUED:
+            self._not_waiting[known] = None
+            while len(self._not_waiting) > NOT_WAITING_KEPT:
+                self._not_waiting.popitem(last=False)
+            return None
         if not placed.place:
             return None
         return {"place": placed.place, "expected_start": placed.expected_start}

@@ -422,9 +422,14 @@ class CapacityStore(TableStore):
         takes a slot's share of a table's time."""
         if waiting.status != QUEUED:
             return waiting
-        place = max(1, waiting.seq - self._recent_last_activated(now))
-        start = now + place / max(self.limit, 1) * self.table_seconds
-        return replace(waiting, place=place, expected_start=int(start))
+        place, start = self.place_of(waiting.seq, now)
+        return replace(waiting, place=place, expected_start=start)
+
+    def place_of(self, seq: int, now: float) -> tuple[int, int]:
+        """The place (1: next) and expected start of the table queued with sequence
+        `seq`, as `placed` tells them for a table still queued."""
+        place = max(1, seq - self._recent_last_activated(now))
+        return place, int(now + place / max(self.limit, 1) * self.table_seconds)
 
     def _recent_last_activated(self, now: float) -> int:
         """`last_activated`, read at most every `PLACE_READ_SECONDS` by one container:

@@ -360,3 +360,21 @@ def test_a_thinking_bot_pauses_before_each_action_and_only_then() -> None:
     assert [path.rsplit("/", 1)[-1] for _, path, _ in transport.sent] == [
         "events", "me", "actions", "actions", "events"
     ]  # fmt: skip
+
+
+def test_a_retry_budget_shorter_than_the_unreached_one_gives_up_at_the_budget() -> None:
+    transport, clock = NeverThere([ConnectionRefusedError("refused")] * 50), FakeClock()
+    policy = RetryPolicy(first_wait=0.25, max_wait=8, budget=1.0, unreached_budget=3.0)
+    sender = Retrying(transport, policy, sleep=clock.sleep, clock=clock, jitter=lambda: 1)
+    with pytest.raises(RetriesExhausted) as error:
+        sender.call("GET", "/tournaments/t-1")
+    assert type(error.value) is RetriesExhausted, "its own budget ran out, not the unreached one"
+    assert "gave up after 3 attempts in 0.8 s (retry budget 1 s)" in str(error.value)
+    assert clock.slept == [0.25, 0.5]  # 0.75 s; 1 s more would pass the budget's 1 s
+
+    transport, clock = NeverThere([ConnectionRefusedError("refused")] * 50), FakeClock()
+    policy = RetryPolicy(first_wait=2, max_wait=8, budget=2.5, unreached_budget=3.0)
+    sender = Retrying(transport, policy, sleep=clock.sleep, clock=clock, jitter=lambda: 1)
+    with pytest.raises(ServiceUnreachable):  # 2 s and 4 s more pass both budgets
+        sender.call("GET", "/tournaments/t-1")
+    assert clock.slept == [2]

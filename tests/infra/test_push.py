@@ -9,6 +9,7 @@ for API Gateway's management API that can say a connection is gone.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +28,7 @@ from infra.outbox.events import PlayerEliminated, TournamentFinished
 from infra.outbox.publisher import StreamChange
 from infra.outbox.push import Pusher, table_push
 from infra.services.sockets import BadConnect, ConnectRequest, SocketService
+from infra.store.capacity import CAPACITY_KEY, CapacityStore
 from infra.store.connections import (
     CONNECTION_SECONDS,
     MAX_TABLE_WATCHERS,
@@ -348,3 +350,32 @@ def test_a_table_moved_on_within_a_batch_is_pushed_once_with_every_record(
     assert pushed["records"] == records_after(
         replay_log(seating, moves[:7])[1], 4, None, revealed=False
     )
+
+
+def test_a_queued_table_tells_its_players_their_place_in_the_queue(
+    store: ConnectionStore,
+) -> None:
+    sockets, management = _sockets(store), Management()
+    for player in SEATS:
+        sockets.connect(f"c-{player}", ConnectRequest(T, token=f"{player}.secret"))
+    capacity = CapacityStore(store._client, store._table, limit=2, table_seconds=240)
+    store._client.put_item(
+        TableName=store._table, Item={**CAPACITY_KEY, "last_activated": {"N": "4"}}
+    )
+    seating, _, _ = played(seed=11)
+    twin = {**table(seating, []), "kind": {"S": "queued_table"}, "status": {"S": "queued"}}
+    change = insert({**twin, "queue_seq": {"N": "7"}})
+    pusher = Pusher(store, management, place_of=capacity.place_of)
+    pusher.prepare([change])
+
+    before = time.time()
+    report = pusher.push(change, [], 0)
+    after = time.time()
+    assert report.sent == len(SEATS)
+    for player in SEATS:
+        [queued] = management.to(f"c-{player}")
+        assert queued["type"] == "queued"
+        assert queued["queue"]["place"] == 7 - 4
+        expected = queued["queue"]["expected_start"]
+        assert int(before + 3 / 2 * 240) <= expected <= int(after + 3 / 2 * 240)
+    assert not Pusher(store, Management()).push(change, [], 0).sent, "unpaced: no place to tell"

@@ -124,6 +124,36 @@ def test_no_retry_waits_past_its_calls_budget_or_the_shared_one() -> None:
     assert shared.allows(1.5) and not shared.allows(1.6)
 
 
+def test_an_error_may_carry_a_budget_of_its_own() -> None:
+    clock = Clock()
+    short, long = refusal("ThrottlingException"), refusal("SlowDown")
+    policy = RetryPolicy(attempts=100, first_wait=1.0, max_wait=1.0, budget=60)
+
+    def budget_of(error: BaseException) -> float:
+        return 2.5 if error is short else policy.budget
+
+    with pytest.raises(ClientError):
+        retry(
+            failing(10, short),
+            policy=policy,
+            sleep=clock.sleep,
+            jitter=lambda: 1.0,
+            clock=clock,
+            budget_of=budget_of,
+        )
+    assert clock.slept == [1.0, 1.0]  # as if the policy's budget were 2.5 s
+    clock.slept.clear()
+    retry(
+        failing(10, long),
+        policy=policy,
+        sleep=clock.sleep,
+        jitter=lambda: 1.0,
+        clock=clock,
+        budget_of=budget_of,
+    )
+    assert clock.slept == [1.0] * 10  # the policy's 60 s
+
+
 def test_a_wait_asked_for_is_waited_as_asked() -> None:
     clock = Clock()
     call = failing(1, refusal("SlowDown"))

@@ -4,10 +4,15 @@ result is that of the same tournament unpaced."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+import pytest
 from tournament_kit import NOW, StackFactory, bot_tournament
 
+from functions.wiring import use_services
+from infra.bootstrap import build_services
+from infra.dice import PlaceSeededDice
 from infra.services.sweeper import DeadlineSweeper
 from infra.store.capacity import CAPACITY_KEY, QUEUE_PK, CapacityStore
 from infra.store.stores import Stores
@@ -24,11 +29,16 @@ def items(stack: LocalStack) -> list[dict[str, Any]]:
 
 
 def in_play(stack: LocalStack) -> int:
-    """Tables in play, counted from the table items themselves."""
-    return sum(
-        item.get("kind", {}).get("S") == "table" and item["status"]["S"] == "playing"
-        for item in items(stack)
+    """Tables in play, counted from the table items themselves (by the scan: only the
+    count comes back, not every item of the table)."""
+    pages = stack.dynamodb.get_paginator("scan").paginate(
+        TableName=stack.settings.table_name,
+        Select="COUNT",
+        FilterExpression="kind = :table AND #status = :playing",
+        ExpressionAttributeNames={"#status": "status"},
+        ExpressionAttributeValues={":table": {"S": "table"}, ":playing": {"S": "playing"}},
     )
+    return sum(page["Count"] for page in pages)
 
 
 class Watched(BotTournament):
@@ -42,14 +52,30 @@ class Watched(BotTournament):
         return after
 
 
-def play(stack: LocalStack, watched: bool = False) -> tuple[BotTournament, dict[str, Any]]:
-    run: BotTournament = (
-        Watched(bot_tournament(stack).call, stack, "bots") if watched else bot_tournament(stack)
-    )
+def begin(run: BotTournament) -> BotTournament:
+    """`run`'s tournament of `PLAYERS` bots, started: 5 tables of 6 in round 1, seated in
+    registration order (the first bot at R1-1, the last at R1-5)."""
     run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
     run.register([f"bot {n}" for n in range(PLAYERS)])
     run.start(in_registration_order=True)
+    return run
+
+
+def play(stack: LocalStack, watched: bool = False) -> tuple[BotTournament, dict[str, Any]]:
+    run = begin(
+        Watched(bot_tournament(stack).call, stack, "bots") if watched else bot_tournament(stack)
+    )
     return run, run.run()
+
+
+@pytest.fixture
+def paced_start(local_stack: StackFactory) -> tuple[LocalStack, BotTournament]:
+    """A paced stack (`BUDGET` tables in play) whose tournament has just started: R1-1
+    and R1-2 in play, R1-3, R1-4 and R1-5 queued in that order."""
+    stack = local_stack("paced", tables_in_play=BUDGET)
+    run = begin(bot_tournament(stack))
+    stack.delivery.settle()
+    return stack, run
 
 
 def test_a_paced_tournament_keeps_to_the_budget_and_ends_as_unpaced(
@@ -76,13 +102,10 @@ def test_a_paced_tournament_keeps_to_the_budget_and_ends_as_unpaced(
     assert {t["slot"]["S"] for t in tables if t["status"]["S"] != "bye"} == {"released"}
 
 
-def test_a_queued_table_shows_its_place_and_refuses_actions(local_stack: StackFactory) -> None:
-    stack = local_stack("queued", tables_in_play=BUDGET)
-    run = bot_tournament(stack)
-    run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
-    run.register([f"bot {n}" for n in range(PLAYERS)])
-    run.start(in_registration_order=True)
-    stack.delivery.settle()
+def test_a_queued_table_shows_its_place_and_refuses_actions(
+    paced_start: tuple[LocalStack, BotTournament],
+) -> None:
+    stack, run = paced_start
     seat = next(iter(run.bots.values()))  # registration order: the first sits at R1-1
     last = list(run.bots.values())[-1]  # and the last at R1-5, the third queued
     base = f"/tournaments/{run.tournament}"
@@ -117,19 +140,71 @@ def test_a_queued_table_shows_its_place_and_refuses_actions(local_stack: StackFa
     )
 
 
+class Counting:
+    """A DynamoDB client that counts the calls made through it."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.client, name)
+        if not callable(method) or name.startswith("_") or name == "exceptions":
+            return method
+
+        def counted(**kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return method(**kwargs)
+
+        return counted
+
+
+def test_me_at_a_table_in_play_reads_the_tournament_and_the_player_only(
+    paced_start: tuple[LocalStack, BotTournament],
+) -> None:
+    stack, run = paced_start
+    seat = next(iter(run.bots.values()))  # at R1-1, in play
+    last = list(run.bots.values())[-1]  # at R1-5, the third queued
+    base = f"/tournaments/{run.tournament}"
+    client = Counting(stack.dynamodb)
+    use_services(
+        build_services(stack.settings, client=client, dice=PlaceSeededDice("x"), clock=lambda: NOW)
+    )
+
+    def me(token: str) -> tuple[dict[str, Any], dict[str, int]]:
+        client.calls.clear()
+        answer = run.call("GET", f"{base}/me", token=token)
+        assert answer.status == 200
+        return answer.body, dict(client.calls)
+
+    first, first_calls = me(seat.token)
+    assert first["table"] == "R1-1" and first["queue"] is None
+    assert first_calls == {"get_item": 3}, "the tournament, the player, whether R1-1 waits"
+    for _ in range(3):
+        again, calls = me(seat.token)
+        assert again == first
+        assert calls == {"get_item": 2}, "a table seen in play never waits again"
+
+    queued, queued_calls = me(last.token)
+    assert queued["table"] == "R1-5" and queued["queue"]["place"] == 3
+    assert queued_calls == {"get_item": 4}, "and the capacity item, for its place"
+    for _ in range(2):
+        still, calls = me(last.token)
+        assert still == queued, "a queued table is read again: its place moves"
+        assert calls == {"get_item": 3}, "the capacity item is read every few seconds"
+    use_services(stack.api)
+
+
 def capacity_of(stack: LocalStack) -> CapacityStore:
     return Stores.over(stack.dynamodb, stack.settings.table_name, BUDGET).capacity
 
 
-def test_a_finished_table_delivered_twice_frees_one_slot(local_stack: StackFactory) -> None:
-    stack = local_stack("twice", tables_in_play=BUDGET)
-    run = bot_tournament(stack)
-    run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
-    run.register([f"bot {n}" for n in range(PLAYERS)])
-    run.start(in_registration_order=True)
-    stack.delivery.settle()
+def test_a_finished_table_delivered_twice_frees_one_slot(
+    paced_start: tuple[LocalStack, BotTournament],
+) -> None:
+    stack, run = paced_start
     capacity = capacity_of(stack)
-    assert capacity.capacity().in_play == BUDGET
+    assert capacity.capacity().in_play == in_play(stack) == BUDGET
     assert capacity.capacity().queued == 3
 
     assert capacity.release(run.tournament, "R1-1")
@@ -137,13 +212,10 @@ def test_a_finished_table_delivered_twice_frees_one_slot(local_stack: StackFacto
     assert capacity.capacity().in_play == BUDGET - 1
 
 
-def test_the_sweeper_activates_what_a_crash_left_queued(local_stack: StackFactory) -> None:
-    stack = local_stack("crash", tables_in_play=BUDGET)
-    run = bot_tournament(stack)
-    run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
-    run.register([f"bot {n}" for n in range(PLAYERS)])
-    run.start(in_registration_order=True)
-    stack.delivery.settle()
+def test_the_sweeper_activates_what_a_crash_left_queued(
+    paced_start: tuple[LocalStack, BotTournament],
+) -> None:
+    stack, run = paced_start
     capacity = capacity_of(stack)
     # a slot freed, and the consumer gone before it activated the queue's head
     assert capacity.release(run.tournament, "R1-1")
@@ -182,14 +254,9 @@ def stack_turns(stack: LocalStack) -> Any:
 
 
 def test_a_cancelled_tournament_frees_its_slots_and_leaves_the_queue(
-    local_stack: StackFactory,
+    paced_start: tuple[LocalStack, BotTournament],
 ) -> None:
-    stack = local_stack("cancel", tables_in_play=BUDGET)
-    run = bot_tournament(stack)
-    run.create("maexchen", table_size=6, advance=2, turn_timeout_seconds=30)
-    run.register([f"bot {n}" for n in range(PLAYERS)])
-    run.start(in_registration_order=True)
-    stack.delivery.settle()
+    stack, run = paced_start
     capacity = capacity_of(stack)
     assert (capacity.capacity().in_play, capacity.capacity().queued) == (BUDGET, 3)
 

@@ -9,10 +9,10 @@ stored are read in one batch and kept, since a name never changes once registere
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
 
 from core.bracket import BracketPlan, InvalidBracket, TableRef
+from infra.bounded import Bounded
 from infra.errors import NotFound
 from infra.services.tournaments import TournamentService
 from infra.store.game_tables import GameTableStore
@@ -36,8 +36,7 @@ class BracketReader:
         self._tournaments = tournaments
         self._tables = tables
         self._players = players
-        self._names: OrderedDict[tuple[str, str], str] = OrderedDict()
-        self._names_kept = names_kept
+        self._names: Bounded[tuple[str, str], str] = Bounded(names_kept)
 
     def plan(self, tournament: TournamentRecord) -> BracketPlan | None:
         """The bracket once the players are known (from the start on), else None."""
@@ -97,10 +96,8 @@ class BracketReader:
         if wanted:
             for registered in self._players.get_players(tournament, wanted):
                 self._keep(tournament, registered.id, registered.name)
-        return {p: self._names[tournament, p] for p in asked if (tournament, p) in self._names}
+        found = {p: self._names.get((tournament, p)) for p in asked}
+        return {p: name for p, name in found.items() if name is not None}
 
     def _keep(self, tournament: str, player: str, name: str) -> None:
-        self._names[tournament, player] = name
-        self._names.move_to_end((tournament, player))
-        while len(self._names) > self._names_kept:
-            self._names.popitem(last=False)
+        self._names.keep((tournament, player), name)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from core.fair_dice import check_player_seed
 from core.names import display_name
 from core.options import options_dict
 from core.registry import get_game
+from infra.bounded import Bounded
 from infra.errors import Forbidden, NotFound, RegistrationChanged, Unauthorized, WrongStatus
 from infra.jobs import start as start_job
 from infra.services.join_codes import check_join_code, join_code_hash
@@ -87,8 +87,8 @@ class TournamentService:
         self._clock = clock
         self._retention = retention_seconds
         self._tournament_ids = tournament_ids  # `new_id`; a seeded sequence in test stacks
-        self._join_codes: OrderedDict[str, str] = OrderedDict()  # tournament → its hash
-        self._not_waiting: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._join_codes: Bounded[str, str] = Bounded(JOIN_CODES_KEPT)  # tournament → hash
+        self._not_waiting: Bounded[tuple[str, str], bool] = Bounded(NOT_WAITING_KEPT)
 
     def create(
         self,
@@ -222,9 +222,8 @@ class TournamentService:
             )
             if found is None:
                 return ""  # registering then fails as for any unknown tournament
-            known = self._join_codes[tournament] = found.join_code_hash
-            while len(self._join_codes) > JOIN_CODES_KEPT:
-                self._join_codes.popitem(last=False)
+            known = found.join_code_hash
+            self._join_codes.keep(tournament, known)
         return known
 
     def replace_seed(self, tournament: str, token: str, seed: str) -> dict[str, Any]:
@@ -337,15 +336,12 @@ class TournamentService:
         if self._capacity is None:
             return None
         known = (tournament, ref)
-        if known in self._not_waiting:
-            self._not_waiting.move_to_end(known)
+        if self._not_waiting.get(known):
             return None
         waiting = self._capacity.queued_table(tournament, ref)
         placed = None if waiting is None else self._capacity.placed(waiting, self._clock())
         if placed is None or placed.status != QUEUED:
-            self._not_waiting[known] = None
-            while len(self._not_waiting) > NOT_WAITING_KEPT:
-                self._not_waiting.popitem(last=False)
+            self._not_waiting.keep(known, True)
             return None
         if not placed.place:
             return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -34,6 +33,7 @@ from core.match import (
 )
 from core.protocol import Game
 from core.registry import get_game
+from infra.bounded import Bounded
 from infra.dice import DiceSource
 from infra.errors import (
     Forbidden,
@@ -79,7 +79,7 @@ class TurnService:
         self._dice = dice
         self._clock = clock  # each turn's deadline runs from the write that began it
         # (tournament, table, version) -> state: a warm function skips the replay
-        self._states: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
+        self._states: Bounded[tuple[str, str, int], Any] = Bounded(_CACHED_STATES)
 
     def submit(
         self,
@@ -364,9 +364,7 @@ class TurnService:
         return state
 
     def _remember(self, table: TableRecord, state: Any) -> None:
-        self._states[(table.tournament, table.ref, table.version)] = state
-        if len(self._states) > _CACHED_STATES:
-            self._states.popitem(last=False)
+        self._states.keep((table.tournament, table.ref, table.version), state)
 
     def _response_at(self, table: TableRecord, seat: int, version: int) -> dict[str, Any]:
         """Exactly what the request that made `version` answered: for retries."""
